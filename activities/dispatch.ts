@@ -1,0 +1,122 @@
+import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
+import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { InProcessRegistry } from './in-process/registry';
+import type { CompletionReport } from '../workflows/definitions';
+
+/** What every handler receives: enough to do the work and to report back. */
+export interface DispatchPayload {
+  job_id: string;
+  job_type: 'inference' | 'training';
+  model_id: string;
+  model_version: string;
+  input: Record<string, unknown>;
+  trigger_output?: Record<string, unknown>;
+  completion: { method: 'POST'; path: string; url: string };
+}
+
+export type Handler =
+  | { type: 'lambda'; arn: string; version?: string }
+  | { type: 'container_task'; target: string; launch?: { launch_type?: string; subnets?: string[]; security_groups?: string[]; assign_public_ip?: boolean; container_name?: string } }
+  | { type: 'in_process'; name: string };
+
+export type DispatchResult = { kind: 'awaiting' } | { kind: 'completed'; report: CompletionReport };
+
+export interface DispatchClients {
+  lambda: LambdaClient;
+  ecs: ECSClient;
+  inProcess: InProcessRegistry;
+}
+
+/** AWS client errors other than throttling will fail the same way on every attempt. */
+function awsFailure(err: any, what: string): Error {
+  const retryable = err?.$retryable || err?.$fault === 'server' || /Throttl|TooManyRequests/i.test(err?.name ?? '');
+  const message = `${what} failed: ${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
+  return retryable || !err?.$fault
+    ? ApplicationFailure.create({ message, type: 'DispatchError' })
+    : ApplicationFailure.create({ message, type: 'DispatchRejected', nonRetryable: true });
+}
+
+async function invokeLambda(client: LambdaClient, handler: Extract<Handler, { type: 'lambda' }>, payload: DispatchPayload): Promise<DispatchResult> {
+  let response;
+  try {
+    response = await client.send(new InvokeCommand({
+      FunctionName: handler.arn,
+      Qualifier: handler.version,
+      InvocationType: 'Event',
+      Payload: Buffer.from(JSON.stringify(payload)),
+    }));
+  } catch (err) {
+    throw awsFailure(err, 'Lambda Invoke');
+  }
+  if (response.StatusCode !== 202) {
+    throw ApplicationFailure.create({ message: `Lambda Invoke answered status ${response.StatusCode}`, type: 'DispatchError' });
+  }
+  return { kind: 'awaiting' };
+}
+
+async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'container_task' }>, payload: DispatchPayload): Promise<DispatchResult> {
+  const [cluster, taskDefinition] = handler.target.split('/');
+  const launch = handler.launch ?? {};
+  const containerName = launch.container_name ?? taskDefinition.split(':')[0];
+  let response;
+  try {
+    response = await client.send(new RunTaskCommand({
+      cluster,
+      taskDefinition,
+      count: 1,
+      startedBy: `job-${payload.job_id}`.slice(0, 36),
+      ...(launch.launch_type ? { launchType: launch.launch_type as any } : {}),
+      ...(launch.subnets?.length
+        ? { networkConfiguration: { awsvpcConfiguration: { subnets: launch.subnets, securityGroups: launch.security_groups, assignPublicIp: launch.assign_public_ip ? 'ENABLED' : 'DISABLED' } } }
+        : {}),
+      overrides: {
+        containerOverrides: [{
+          name: containerName,
+          environment: [
+            { name: 'MOS_JOB', value: JSON.stringify(payload) },
+            { name: 'MOS_JOB_ID', value: payload.job_id },
+            { name: 'MOS_COMPLETION_URL', value: payload.completion.url },
+          ],
+        }],
+      },
+    }));
+  } catch (err) {
+    throw awsFailure(err, 'ECS RunTask');
+  }
+  if (response.failures?.length) {
+    const f = response.failures[0];
+    throw ApplicationFailure.create({ message: `ECS RunTask failed: ${f.reason ?? 'unknown'} ${f.detail ?? ''}`.trim(), type: 'DispatchRejected', nonRetryable: true });
+  }
+  return { kind: 'awaiting' };
+}
+
+async function runInProcess(registry: InProcessRegistry, handler: Extract<Handler, { type: 'in_process' }>, payload: DispatchPayload): Promise<DispatchResult> {
+  const implementation = registry[handler.name];
+  if (!implementation) {
+    throw ApplicationFailure.create({ message: `no in-process implementation named ${handler.name}`, type: 'DispatchRejected', nonRetryable: true });
+  }
+  try {
+    const output = await implementation({
+      jobId: payload.job_id, jobType: payload.job_type, modelId: payload.model_id, modelVersion: payload.model_version,
+      input: payload.input, triggerOutput: payload.trigger_output,
+    });
+    return { kind: 'completed', report: { status: 'success', output: output ?? {} } };
+  } catch (err) {
+    return { kind: 'completed', report: { status: 'failure', error: { message: (err as Error).message ?? String(err) } } };
+  }
+}
+
+/** Invokes a handler of any kind. Lambda and ECS return at once and report through the completion route. */
+export async function dispatch(clients: DispatchClients, handler: Handler, payload: DispatchPayload): Promise<DispatchResult> {
+  switch (handler.type) {
+    case 'lambda':
+      return invokeLambda(clients.lambda, handler, payload);
+    case 'container_task':
+      return runTask(clients.ecs, handler, payload);
+    case 'in_process':
+      return runInProcess(clients.inProcess, handler, payload);
+    default:
+      throw ApplicationFailure.create({ message: `unknown handler type ${(handler as any).type}`, nonRetryable: true });
+  }
+}

@@ -1,0 +1,13 @@
+import type { Knex } from 'knex';
+import * as initialSchema from './20261122000000_initial_schema';
+
+/** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
+const migrations: Record<string, Knex.Migration> = {
+  '20261122000000_initial_schema': initialSchema,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

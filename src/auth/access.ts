@@ -1,0 +1,47 @@
+import type { Principal } from './principal';
+
+/** Whether the principal may act on tenant `clientId` through a route under /v2/clients/{client_id}/... */
+export function tenantAccessProblem(principal: Principal, clientId: string): string | undefined {
+  if (principal.kind === 'human') {
+    if (principal.groups.includes('admin') || principal.groups.includes(`client:${clientId}`)) return undefined;
+    return `user needs group client:${clientId}`;
+  }
+  const access = principal.access;
+  if (!access) return `machine client ${principal.clientId} is not configured for any tenant`;
+  if (access.access === 'platform') return undefined;
+  if (!access.tenants.includes(clientId)) return `machine client ${principal.clientId} has no access to tenant ${clientId}`;
+  if (principal.clientId !== clientId && !principal.admin) {
+    return `token client_id ${principal.clientId} does not match tenant ${clientId}`;
+  }
+  return undefined;
+}
+
+/** Global model registry routes: platform machine clients and every human user (permissions still apply). */
+export function globalAccessProblem(principal: Principal): string | undefined {
+  if (principal.kind === 'human') return undefined;
+  if (!principal.access) return `machine client ${principal.clientId} is not configured for any tenant`;
+  if (principal.access.access !== 'platform') return 'tenant clients may not use the global model registry routes';
+  return undefined;
+}
+
+/** Jobs of a tenant are visible to that tenant's callers; jobs of no tenant only to platform clients and admins. */
+export function canSeeJob(principal: Principal, jobClientId: string | null): boolean {
+  if (principal.kind === 'human') {
+    if (principal.groups.includes('admin')) return true;
+    return jobClientId !== null && principal.groups.includes(`client:${jobClientId}`);
+  }
+  const access = principal.access;
+  if (!access) return false;
+  if (access.access === 'platform') return true;
+  return jobClientId !== null && access.tenants.includes(jobClientId);
+}
+
+/** Tenants a list of clients is narrowed to; undefined means every tenant. */
+export function visibleTenants(principal: Principal): string[] | undefined {
+  if (principal.kind === 'human') {
+    if (principal.groups.includes('admin')) return undefined;
+    return principal.groups.filter((g) => g.startsWith('client:')).map((g) => g.slice('client:'.length));
+  }
+  if (principal.access?.access === 'platform') return undefined;
+  return principal.access?.tenants ?? [];
+}

@@ -1,0 +1,60 @@
+import type { JWTPayload } from 'jose';
+import type { AuthConfig, MachineClientConfig } from '../config';
+import { permissionsFromScopes, Permission, PERMISSIONS } from './permissions';
+
+interface BasePrincipal {
+  subject: string;
+  permissions: Set<Permission>;
+  /** Full operation access: scope `admin`, or group `admin` for humans. */
+  admin: boolean;
+}
+
+export interface MachinePrincipal extends BasePrincipal {
+  kind: 'machine';
+  clientId: string;
+  /** Absent when the client is not configured in MACHINE_CLIENTS: it then reaches no tenant. */
+  access?: MachineClientConfig;
+}
+
+export interface HumanPrincipal extends BasePrincipal {
+  kind: 'human';
+  username: string;
+  groups: string[];
+}
+
+export type Principal = MachinePrincipal | HumanPrincipal;
+
+/**
+ * Machine tokens carry `client_id` and `scope`; human tokens carry `username` or the groups claim.
+ * A human in group `admin` has every permission; other humans get permissions from their scopes like machines.
+ */
+export function principalFromClaims(claims: JWTPayload, auth: AuthConfig): Principal | undefined {
+  const grant = permissionsFromScopes(claims.scope, auth.scopePrefix);
+  const rawGroups = claims[auth.groupsClaim];
+  const groups = Array.isArray(rawGroups) ? rawGroups.filter((g): g is string => typeof g === 'string') : [];
+  const subject = typeof claims.sub === 'string' ? claims.sub : '';
+  if (typeof claims.client_id === 'string' && claims.client_id && rawGroups === undefined && claims.username === undefined) {
+    return {
+      kind: 'machine',
+      subject: subject || claims.client_id,
+      clientId: claims.client_id,
+      permissions: grant.permissions,
+      admin: grant.admin,
+      access: Object.prototype.hasOwnProperty.call(auth.machineClients, claims.client_id)
+        ? auth.machineClients[claims.client_id]
+        : undefined,
+    };
+  }
+  if (typeof claims.username === 'string' || rawGroups !== undefined) {
+    const admin = groups.includes('admin') || grant.admin;
+    return {
+      kind: 'human',
+      subject,
+      username: typeof claims.username === 'string' ? claims.username : subject,
+      groups,
+      permissions: admin ? new Set(PERMISSIONS) : grant.permissions,
+      admin,
+    };
+  }
+  return undefined;
+}

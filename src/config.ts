@@ -1,0 +1,133 @@
+import { readFileSync, existsSync } from 'node:fs';
+
+export type AccessClass = 'platform' | 'tenant';
+export interface MachineClientConfig {
+  access: AccessClass;
+  tenants: string[];
+}
+
+export interface AuthConfig {
+  jwksUrl?: string;
+  issuer?: string;
+  audience?: string;
+  scopePrefix: string;
+  groupsClaim: string;
+  machineClients: Record<string, MachineClientConfig>;
+}
+
+export interface Config {
+  port: number;
+  databaseUrl?: string;
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    uiUrl?: string;
+  };
+  auth: AuthConfig;
+  jobs: {
+    /** How long a dispatched job may wait for its completion report before it fails as timed out. */
+    completionDeadlineSeconds: number;
+    /** Longest chain of cascade jobs one completion may start (source job has depth 0). */
+    maxCascadeDepth: number;
+  };
+  /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
+  publicBaseUrl: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** MACHINE_CLIENTS holds JSON, or the path of a JSON file: { "<client_id>": { "access": "platform"|"tenant", "tenants": [...] } }. */
+export function parseMachineClients(raw: string | undefined): Record<string, MachineClientConfig> {
+  if (!raw || raw.trim() === '') return {};
+  let text = raw.trim();
+  if (!text.startsWith('{')) {
+    if (!existsSync(text)) throw new ConfigError(`MACHINE_CLIENTS is neither JSON nor the path of a file: "${raw}"`);
+    text = readFileSync(text, 'utf8');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`MACHINE_CLIENTS is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('MACHINE_CLIENTS must be a JSON object');
+  const clients: Record<string, MachineClientConfig> = {};
+  for (const [id, entry] of Object.entries(parsed as Record<string, any>)) {
+    const access = entry?.access;
+    if (access !== 'platform' && access !== 'tenant') {
+      throw new ConfigError(`MACHINE_CLIENTS["${id}"].access must be "platform" or "tenant"`);
+    }
+    const tenants = entry.tenants ?? [];
+    if (!Array.isArray(tenants) || tenants.some((t: unknown) => typeof t !== 'string')) {
+      throw new ConfigError(`MACHINE_CLIENTS["${id}"].tenants must be an array of strings`);
+    }
+    clients[id] = { access, tenants };
+  }
+  return clients;
+}
+
+/** Reads and validates the environment; throws ConfigError naming the variable at fault. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0);
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  return {
+    port,
+    databaseUrl: url(env, 'DATABASE_URL'),
+    temporal: {
+      address: env.TEMPORAL_ADDRESS || undefined,
+      namespace: env.TEMPORAL_NAMESPACE || 'default',
+      taskQueue: env.TEMPORAL_TASK_QUEUE || 'model-jobs',
+      uiUrl: url(env, 'TEMPORAL_UI_URL'),
+    },
+    auth: {
+      jwksUrl: url(env, 'AUTH_JWKS_URL'),
+      issuer: env.AUTH_ISSUER || undefined,
+      audience: env.AUTH_AUDIENCE || undefined,
+      scopePrefix: env.AUTH_SCOPE_PREFIX ?? 'platform/',
+      groupsClaim: env.AUTH_GROUPS_CLAIM || 'idp:groups',
+      machineClients: parseMachineClients(env.MACHINE_CLIENTS),
+    },
+    jobs: {
+      completionDeadlineSeconds: integer(env, 'JOB_COMPLETION_DEADLINE_SECONDS', 3600),
+      maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
+    },
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
+    logLevel,
+  };
+}
+
+/** The API and worker in production need these; the dev runner fills them itself. */
+export function requireProductionSettings(config: Config): void {
+  const missing: string[] = [];
+  if (!config.databaseUrl) missing.push('DATABASE_URL');
+  if (!config.temporal.address) missing.push('TEMPORAL_ADDRESS');
+  if (!config.auth.jwksUrl) missing.push('AUTH_JWKS_URL');
+  if (!config.auth.issuer) missing.push('AUTH_ISSUER');
+  if (missing.length) throw new ConfigError(`missing required settings: ${missing.join(', ')}`);
+}

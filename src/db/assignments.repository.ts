@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { Db, iso } from './types';
+import { paginate, mapPage, PageRequest } from './pagination';
+
+export interface AssignmentRow {
+  assignment_id: string;
+  domain_uuid: string;
+  service_uuid: string | null;
+  assignment_key: string;
+  model_id: string;
+  model_version: string;
+  status: 'active' | 'archived';
+  role: string | null;
+  settings: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface Scope {
+  domainUuid: string;
+  domainId: string;
+  serviceUuid?: string;
+  serviceId?: string;
+}
+
+export function toAssignment(row: AssignmentRow, scope: Pick<Scope, 'domainId' | 'serviceId'>) {
+  return {
+    assignment_id: row.assignment_id,
+    domain_id: scope.domainId,
+    ...(row.service_uuid ? { service_id: scope.serviceId } : {}),
+    assignment_key: row.assignment_key,
+    model_id: row.model_id,
+    model_version: row.model_version,
+    status: row.status,
+    role: row.role,
+    settings: row.settings,
+    metadata: row.metadata,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function inScope(db: Db, scope: Scope) {
+  const q = db('assignments').where({ domain_uuid: scope.domainUuid });
+  return scope.serviceUuid ? q.where({ service_uuid: scope.serviceUuid }) : q.whereNull('service_uuid');
+}
+
+export async function findActive(db: Db, scope: Scope, key: string): Promise<AssignmentRow | undefined> {
+  return inScope(db, scope).where({ assignment_key: key, status: 'active' }).first();
+}
+
+export async function findById(db: Db, assignmentId: string): Promise<AssignmentRow | undefined> {
+  return db('assignments').where({ assignment_id: assignmentId }).first();
+}
+
+/** Archives the active revision under the key, if any; returns how many rows it archived. */
+export async function archiveActive(db: Db, scope: Scope, key: string): Promise<number> {
+  return inScope(db, scope)
+    .where({ assignment_key: key, status: 'active' })
+    .update({ status: 'archived', updated_at: db.fn.now() } as any);
+}
+
+export interface NewRevision {
+  assignment_key: string;
+  model_id: string;
+  model_version: string;
+  status: 'active' | 'archived';
+  role: string | null;
+  settings: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+export async function insertRevision(db: Db, scope: Scope, r: NewRevision): Promise<AssignmentRow> {
+  const [row] = await db('assignments')
+    .insert({
+      assignment_id: randomUUID(),
+      domain_uuid: scope.domainUuid,
+      service_uuid: scope.serviceUuid ?? null,
+      ...r,
+      settings: JSON.stringify(r.settings),
+      metadata: JSON.stringify(r.metadata),
+    } as any)
+    .returning('*');
+  return row;
+}
+
+export async function listAssignments(db: Db, scope: Scope, page: PageRequest, status: 'active' | 'archived' | 'all') {
+  const q = inScope(db, scope);
+  if (status !== 'all') q.where({ status });
+  return mapPage(await paginate<AssignmentRow>(q, page, 'assignment_id', 'assignments'), (r) => toAssignment(r, scope));
+}
+
+/** Active assignments of the service and of its domain; the service's override the domain's key by key. */
+export async function effectiveAssignments(db: Db, scope: Required<Scope>): Promise<AssignmentRow[]> {
+  const rows = await db('assignments')
+    .where({ domain_uuid: scope.domainUuid, status: 'active' })
+    .andWhere((q) => q.whereNull('service_uuid').orWhere({ service_uuid: scope.serviceUuid }))
+    .orderBy('assignment_key');
+  const byKey = new Map<string, AssignmentRow>();
+  for (const row of rows) {
+    if (!byKey.has(row.assignment_key) || row.service_uuid) byKey.set(row.assignment_key, row);
+  }
+  return [...byKey.values()];
+}
+
+export async function hasRevisions(db: Db, scope: Scope, key: string): Promise<boolean> {
+  return Boolean(await inScope(db, scope).where({ assignment_key: key }).first('assignment_id'));
+}

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { Db, iso } from './types';
+import { paginate, mapPage, PageRequest } from './pagination';
+
+export interface ClientRow {
+  client_id: string;
+  client_uuid: string;
+  name: string;
+  status: 'active' | 'suspended';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toClient(row: ClientRow) {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+export async function findClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
+  return db('clients').where({ client_id: clientId }).first();
+}
+
+/** Inserts or updates by client_id; `created` tells which happened. */
+export async function upsertClient(db: Db, clientId: string, name: string | undefined): Promise<{ row: ClientRow; created: boolean }> {
+  const rows = await db.raw(
+    `INSERT INTO clients (client_id, client_uuid, name) VALUES (?, ?, ?)
+     ON CONFLICT (client_id) DO UPDATE SET name = COALESCE(?, clients.name), updated_at = now()
+     RETURNING *, (xmax = 0) AS created`,
+    [clientId, randomUUID(), name ?? '', name ?? null],
+  );
+  const { created, ...row } = rows.rows[0];
+  return { row, created };
+}
+
+export async function setClientStatus(db: Db, clientId: string, status: string): Promise<ClientRow | undefined> {
+  const [row] = await db('clients').where({ client_id: clientId }).update({ status, updated_at: db.fn.now() } as any).returning('*');
+  return row;
+}
+
+export async function listClients(db: Db, page: PageRequest, filter: { status?: string; only?: string[] }) {
+  const q = db('clients').select('*');
+  if (filter.status) q.where({ status: filter.status });
+  if (filter.only) q.whereIn('client_id', filter.only);
+  return mapPage(await paginate<ClientRow>(q, page, 'client_id', 'clients'), toClient);
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { Db, iso } from './types';
+import { paginate, mapPage, PageRequest } from './pagination';
+import type { FeatureDefinition } from '../domain/features';
+
+export interface DomainRow {
+  domain_uuid: string;
+  client_id: string;
+  domain_id: string;
+  status: 'not_ready' | 'active';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toDomain(row: DomainRow) {
+  return {
+    client_id: row.client_id,
+    domain_id: row.domain_id,
+    domain_uuid: row.domain_uuid,
+    status: row.status,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export async function findDomain(db: Db, clientId: string, domainId: string): Promise<DomainRow | undefined> {
+  return db('domains').where({ client_id: clientId, domain_id: domainId }).first();
+}
+
+/** Locks the domain row so assignment and feature changes of one domain serialize. */
+export async function lockDomain(db: Db, domainUuid: string): Promise<DomainRow | undefined> {
+  return db('domains').where({ domain_uuid: domainUuid }).forUpdate().first();
+}
+
+export async function insertDomain(db: Db, clientId: string, domainId: string): Promise<DomainRow> {
+  const [row] = await db('domains').insert({ domain_uuid: randomUUID(), client_id: clientId, domain_id: domainId }).returning('*');
+  return row;
+}
+
+export async function setDomainStatus(db: Db, domainUuid: string, status: string): Promise<DomainRow> {
+  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ status, updated_at: db.fn.now() } as any).returning('*');
+  return row;
+}
+
+export async function touchDomain(db: Db, domainUuid: string): Promise<DomainRow> {
+  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ updated_at: db.fn.now() } as any).returning('*');
+  return row;
+}
+
+export async function listDomains(db: Db, clientId: string, page: PageRequest, status?: string) {
+  const q = db('domains').where({ client_id: clientId });
+  if (status) q.where({ status });
+  return mapPage(await paginate<DomainRow>(q, page, 'domain_uuid', 'domains'), toDomain);
+}
+
+export async function getFeatureDefinitions(db: Db, domainUuid: string): Promise<FeatureDefinition[]> {
+  return db('feature_definitions').where({ domain_uuid: domainUuid }).orderBy('position').select('name', 'json_schema', 'mandatory');
+}
+
+export async function replaceFeatureDefinitions(db: Db, domainUuid: string, features: FeatureDefinition[]): Promise<void> {
+  await db('feature_definitions').where({ domain_uuid: domainUuid }).delete();
+  if (features.length) {
+    await db('feature_definitions').insert(
+      features.map((f, position) => ({ domain_uuid: domainUuid, name: f.name, json_schema: f.json_schema, mandatory: f.mandatory, position })),
+    );
+  }
+}

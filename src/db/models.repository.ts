@@ -1,0 +1,132 @@
+import { Db, iso } from './types';
+import { paginate, mapPage, PageRequest } from './pagination';
+import type { FeatureDefinition } from '../domain/features';
+
+export type VersionStatus = 'pending' | 'training' | 'active' | 'failed';
+
+export interface ModelRow {
+  id: string;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  handlers: { training: Record<string, unknown>; inference: Record<string, unknown> };
+  handler_contracts: HandlerContracts | null;
+  created_at: Date;
+  updated_at: Date;
+  /** Derived: active once any version is active. */
+  status: 'pending' | 'active';
+}
+
+export interface HandlerContract {
+  input_schema?: unknown;
+  output_schema?: unknown;
+}
+export interface HandlerContracts {
+  training?: HandlerContract;
+  inference?: HandlerContract;
+}
+
+export interface VersionRow {
+  model_id: string;
+  version: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  status: VersionStatus;
+  features: FeatureDefinition[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toModel(row: ModelRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    handlers: row.handlers,
+    handler_contracts: row.handler_contracts,
+    metadata: row.metadata,
+    status: row.status,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function toVersion(row: VersionRow) {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+function modelsWithStatus(db: Db) {
+  return db('models').select(
+    'models.*',
+    db.raw(`CASE WHEN EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = models.id AND v.status = 'active')
+            THEN 'active' ELSE 'pending' END AS status`),
+  );
+}
+
+export async function findModel(db: Db, id: string): Promise<ModelRow | undefined> {
+  return modelsWithStatus(db).where('models.id', id).first();
+}
+
+export async function lockModel(db: Db, id: string): Promise<ModelRow | undefined> {
+  await db('models').where({ id }).forUpdate().first();
+  return findModel(db, id);
+}
+
+export async function insertModel(db: Db, model: Omit<ModelRow, 'created_at' | 'updated_at' | 'status'>): Promise<void> {
+  await db('models').insert({
+    ...model,
+    metadata: JSON.stringify(model.metadata),
+    handlers: JSON.stringify(model.handlers),
+    handler_contracts: model.handler_contracts === null ? null : JSON.stringify(model.handler_contracts),
+  });
+}
+
+export async function updateModel(db: Db, id: string, changes: Partial<Pick<ModelRow, 'name' | 'description' | 'metadata' | 'handlers' | 'handler_contracts'>>) {
+  const row: Record<string, unknown> = { updated_at: db.fn.now() };
+  for (const [k, v] of Object.entries(changes)) {
+    if (v !== undefined) row[k] = k === 'name' || k === 'description' || v === null ? v : JSON.stringify(v);
+  }
+  await db('models').where({ id }).update(row);
+}
+
+export async function listModels(db: Db, page: PageRequest, filter: { name?: string; status?: string }) {
+  const q = db.from(modelsWithStatus(db).as('m')).select('*');
+  if (filter.name) q.where('name', filter.name);
+  if (filter.status) q.where('status', filter.status);
+  return mapPage(await paginate<ModelRow>(q, page, 'id', 'm'), toModel);
+}
+
+export async function insertVersion(db: Db, v: Omit<VersionRow, 'created_at' | 'updated_at'>): Promise<VersionRow> {
+  const [row] = await db('model_versions')
+    .insert({ ...v, metadata: JSON.stringify(v.metadata), features: JSON.stringify(v.features) })
+    .returning('*');
+  return row;
+}
+
+export async function findVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
+  return db('model_versions').where({ model_id: modelId, version }).first();
+}
+
+export async function lockVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
+  return db('model_versions').where({ model_id: modelId, version }).forUpdate().first();
+}
+
+export async function newestVersion(db: Db, modelId: string, status?: VersionStatus): Promise<VersionRow | undefined> {
+  const q = db('model_versions').where({ model_id: modelId });
+  if (status) q.where({ status });
+  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'version', order: 'desc' }]).first();
+}
+
+export async function setVersionStatus(db: Db, modelId: string, version: string, status: VersionStatus): Promise<VersionRow> {
+  const [row] = await db('model_versions')
+    .where({ model_id: modelId, version })
+    .update({ status, updated_at: db.fn.now() } as any)
+    .returning('*');
+  return row;
+}
+
+export async function listVersions(db: Db, modelId: string, page: PageRequest, status?: string) {
+  const q = db('model_versions').where({ model_id: modelId });
+  if (status) q.where({ status });
+  return mapPage(await paginate<VersionRow>(q, page, 'version', 'model_versions'), toVersion);
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { Db, iso } from './types';
+import { paginate, mapPage, PageRequest } from './pagination';
+import type { FeatureValues } from '../domain/features';
+
+export type ServiceStatus = 'in_progress' | 'available' | 'failed' | 'not_found';
+
+export interface ServiceRow {
+  service_uuid: string;
+  domain_uuid: string;
+  service_id: string;
+  status: ServiceStatus;
+  departure_datetime: Date;
+  provided_features: FeatureValues;
+  resolved_features: FeatureValues;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toService(row: ServiceRow, domainId: string) {
+  return {
+    domain_id: domainId,
+    service_id: row.service_id,
+    status: row.status,
+    departure_datetime: iso(row.departure_datetime),
+    provided_features: row.provided_features,
+    resolved_features: row.resolved_features,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export async function findService(db: Db, domainUuid: string, serviceId: string, lock = false): Promise<ServiceRow | undefined> {
+  const q = db('services').where({ domain_uuid: domainUuid, service_id: serviceId });
+  if (lock) q.forUpdate();
+  return q.first();
+}
+
+export async function findServiceByUuid(db: Db, serviceUuid: string): Promise<ServiceRow | undefined> {
+  return db('services').where({ service_uuid: serviceUuid }).first();
+}
+
+export interface ServiceWrite {
+  status: ServiceStatus;
+  departure_datetime: string | Date;
+  provided_features: FeatureValues;
+  resolved_features: FeatureValues;
+}
+
+function jsonColumns(w: Partial<ServiceWrite>) {
+  return {
+    ...w,
+    ...(w.provided_features ? { provided_features: JSON.stringify(w.provided_features) } : {}),
+    ...(w.resolved_features ? { resolved_features: JSON.stringify(w.resolved_features) } : {}),
+  };
+}
+
+/** Creates the service, or re-initializes the existing one with the same service_id. */
+export async function upsertService(db: Db, domainUuid: string, serviceId: string, w: ServiceWrite): Promise<{ row: ServiceRow; created: boolean }> {
+  const rows = await db.raw(
+    `INSERT INTO services (service_uuid, domain_uuid, service_id, status, departure_datetime, provided_features, resolved_features)
+     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)
+     ON CONFLICT (domain_uuid, service_id) DO UPDATE SET status = EXCLUDED.status,
+       departure_datetime = EXCLUDED.departure_datetime, provided_features = EXCLUDED.provided_features,
+       resolved_features = EXCLUDED.resolved_features, updated_at = now()
+     RETURNING *, (xmax = 0) AS created`,
+    [randomUUID(), domainUuid, serviceId, w.status, w.departure_datetime, JSON.stringify(w.provided_features), JSON.stringify(w.resolved_features)],
+  );
+  const { created, ...row } = rows.rows[0];
+  return { row, created };
+}
+
+export async function updateService(db: Db, serviceUuid: string, w: Partial<ServiceWrite>): Promise<ServiceRow> {
+  const [row] = await db('services')
+    .where({ service_uuid: serviceUuid })
+    .update({ ...jsonColumns(w), updated_at: db.fn.now() } as any)
+    .returning('*');
+  return row;
+}
+
+/** Services whose departure is still ahead: the ones a default assignment must not break. */
+export async function nonDepartedServices(db: Db, domainUuid: string): Promise<ServiceRow[]> {
+  return db('services')
+    .where({ domain_uuid: domainUuid })
+    .where('departure_datetime', '>', db.fn.now())
+    .orderBy('service_id')
+    .forUpdate();
+}
+
+export async function listServices(db: Db, domainUuid: string, domainId: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {
+  const q = db('services').where({ domain_uuid: domainUuid });
+  if (filter.status) q.where({ status: filter.status });
+  if (filter.departed === true) q.where('departure_datetime', '<=', db.fn.now());
+  if (filter.departed === false) q.where('departure_datetime', '>', db.fn.now());
+  return mapPage(await paginate<ServiceRow>(q, page, 'service_uuid', 'services'), (r) => toService(r, domainId));
+}

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { Db, iso } from './types';
+import { paginate, mapPage, PageRequest } from './pagination';
+
+export type SubscriptionStatus = 'active' | 'stale' | 'disabled';
+
+export interface SubscriptionRow {
+  subscription_id: string;
+  source_model_id: string;
+  target_model_id: string;
+  trigger_event: 'inference_complete' | 'training_complete';
+  target_action: 'inference';
+  input_source: 'stored' | 'trigger_output';
+  input: Record<string, unknown> | null;
+  label: string;
+  status: SubscriptionStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toSubscription(row: SubscriptionRow) {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+export type NewSubscription = Omit<SubscriptionRow, 'subscription_id' | 'status' | 'created_at' | 'updated_at'>;
+
+export async function insertSubscription(db: Db, s: NewSubscription): Promise<SubscriptionRow> {
+  const [row] = await db('event_subscriptions')
+    .insert({ ...s, subscription_id: randomUUID(), input: s.input === null ? null : (JSON.stringify(s.input) as any) })
+    .returning('*');
+  return row;
+}
+
+export async function findSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow | undefined> {
+  return db('event_subscriptions').where({ subscription_id: subscriptionId }).first();
+}
+
+export async function setSubscriptionStatus(db: Db, subscriptionId: string, status: SubscriptionStatus): Promise<SubscriptionRow> {
+  const [row] = await db('event_subscriptions')
+    .where({ subscription_id: subscriptionId })
+    .update({ status, updated_at: db.fn.now() } as any)
+    .returning('*');
+  return row;
+}
+
+export async function activeSubscriptions(db: Db, sourceModelId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
+  return db('event_subscriptions')
+    .where({ source_model_id: sourceModelId, trigger_event: triggerEvent, status: 'active' })
+    .orderBy('created_at');
+}
+
+/** Marks active subscriptions that depend on `modelId` (as source or target) stale; returns their ids. */
+export async function markStale(db: Db, modelId: string): Promise<string[]> {
+  const rows = await db('event_subscriptions')
+    .where({ status: 'active' })
+    .andWhere((q) => q.where({ source_model_id: modelId }).orWhere({ target_model_id: modelId }))
+    .update({ status: 'stale', updated_at: db.fn.now() })
+    .returning('subscription_id');
+  return rows.map((r: { subscription_id: string }) => r.subscription_id);
+}
+
+export async function listSubscriptions(db: Db, sourceModelId: string, page: PageRequest, status?: string) {
+  const q = db('event_subscriptions').where({ source_model_id: sourceModelId });
+  if (status) q.where({ status });
+  return mapPage(await paginate<SubscriptionRow>(q, page, 'subscription_id', 'event_subscriptions'), toSubscription);
+}

@@ -1,0 +1,73 @@
+import type { Knex } from 'knex';
+import * as jobs from '../db/jobs.repository';
+import * as models from '../db/models.repository';
+import * as subs from '../db/subscriptions.repository';
+import type { UserSchemaCompiler } from './json-schemas';
+import type { JobLauncher } from '../temporal/job-launcher';
+import { deterministicUuid } from '../ids';
+
+/** A cascade that can never succeed however often it is retried (bad payload, no active version, ...). */
+export class CascadeRejected extends Error {}
+
+export interface FireInput {
+  sourceJobId: string;
+  subscriptionId: string;
+  triggerOutput: Record<string, unknown>;
+}
+
+/** The payload a subscription hands its target: the stored input, or the trigger's output. */
+export function cascadePayload(sub: subs.SubscriptionRow, triggerOutput: Record<string, unknown>): Record<string, unknown> {
+  return sub.input_source === 'stored' ? (sub.input ?? {}) : triggerOutput;
+}
+
+/**
+ * Starts the target action of one subscription for one source job. The cascade job's id derives from
+ * (source job, subscription), so a retry finds the job it already created and starts nothing twice.
+ */
+export async function fireSubscription(
+  deps: { knex: Knex; schemas: UserSchemaCompiler; launcher: JobLauncher; maxCascadeDepth: number },
+  input: FireInput,
+): Promise<{ job_id: string }> {
+  const { knex, schemas, launcher } = deps;
+  const source = await jobs.findJob(knex, input.sourceJobId);
+  if (!source) throw new CascadeRejected(`source job ${input.sourceJobId} does not exist`);
+  const jobId = deterministicUuid('cascade', input.sourceJobId, input.subscriptionId);
+
+  let job = await jobs.findJob(knex, jobId);
+  if (!job) {
+    const sub = await subs.findSubscription(knex, input.subscriptionId);
+    if (!sub) throw new CascadeRejected('subscription no longer exists');
+    if (sub.status !== 'active') throw new CascadeRejected(`subscription is ${sub.status}`);
+    if (source.cascade_depth + 1 > deps.maxCascadeDepth) {
+      throw new CascadeRejected(`cascade depth limit of ${deps.maxCascadeDepth} reached`);
+    }
+    const target = await models.findModel(knex, sub.target_model_id);
+    if (!target) throw new CascadeRejected(`target model ${sub.target_model_id} no longer exists`);
+    const version = await models.newestVersion(knex, target.id, 'active');
+    if (!version) throw new CascadeRejected(`target model ${target.id} has no active version`);
+    const payload = cascadePayload(sub, input.triggerOutput);
+    const inputSchema = target.handler_contracts?.inference?.input_schema;
+    if (inputSchema !== undefined) {
+      const problem = schemas.validate(inputSchema, payload);
+      if (problem) throw new CascadeRejected(`payload does not match the input_schema of ${target.id}: ${problem}`);
+    }
+    await jobs.insertJob(knex, {
+      job_id: jobId,
+      model_id: target.id,
+      model_version: version.version,
+      job_type: 'inference',
+      trigger: 'cascade',
+      client_id: source.client_id,
+      domain_uuid: source.domain_uuid,
+      service_uuid: source.service_uuid,
+      source_job_id: source.job_id,
+      subscription_id: sub.subscription_id,
+      cascade_depth: source.cascade_depth + 1,
+      input: payload,
+      metadata: { trigger_output: input.triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
+    });
+    job = (await jobs.findJob(knex, jobId))!;
+  }
+  await launcher.launch(job);
+  return { job_id: job.job_id };
+}

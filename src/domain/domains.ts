@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import * as repo from '../db/domains.repository';
+import { requireClient, requireDomain } from './lookups';
+import type { FeatureDefinition, FeatureRules } from './features';
+import type { PageRequest } from '../db/pagination';
+import { isUniqueViolation } from '../db/types';
+import { uuidv7 } from '../ids';
+import { ConflictError } from '../errors';
+
+export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) {
+  const { knex, rules } = deps;
+  return {
+    /** A duplicate domain_id in the client is a 409: the request is well-formed, the name is taken. */
+    async create(clientId: string, body: { domain_id?: string; features?: FeatureDefinition[] }) {
+      await requireClient(knex, clientId);
+      const features = body.features ?? [];
+      rules.assertValidDefinitions(features);
+      const domainId = body.domain_id ?? uuidv7();
+      try {
+        return await knex.transaction(async (trx) => {
+          const row = await repo.insertDomain(trx, clientId, domainId);
+          await repo.replaceFeatureDefinitions(trx, row.domain_uuid, features);
+          return repo.toDomain(row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConflictError(`domain ${domainId} already exists in client ${clientId}`);
+        throw err;
+      }
+    },
+    async get(clientId: string, domainId: string) {
+      return repo.toDomain(await requireDomain(knex, clientId, domainId));
+    },
+    async list(clientId: string, page: PageRequest, status?: string) {
+      await requireClient(knex, clientId);
+      return repo.listDomains(knex, clientId, page, status);
+    },
+    async setStatus(clientId: string, domainId: string, status: 'not_ready' | 'active') {
+      const domain = await requireDomain(knex, clientId, domainId);
+      return repo.toDomain(await repo.setDomainStatus(knex, domain.domain_uuid, status));
+    },
+    async getFeatures(clientId: string, domainId: string) {
+      const domain = await requireDomain(knex, clientId, domainId);
+      return repo.getFeatureDefinitions(knex, domain.domain_uuid);
+    },
+    /** Persist-only (spec part 4, rule 1): services keep their stored features and no inference runs. */
+    async replaceFeatures(clientId: string, domainId: string, features: FeatureDefinition[]) {
+      rules.assertValidDefinitions(features);
+      const domain = await requireDomain(knex, clientId, domainId);
+      await knex.transaction(async (trx) => {
+        await repo.lockDomain(trx, domain.domain_uuid);
+        await repo.replaceFeatureDefinitions(trx, domain.domain_uuid, features);
+        await repo.touchDomain(trx, domain.domain_uuid);
+      });
+      return { features: await repo.getFeatureDefinitions(knex, domain.domain_uuid) };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import * as jobs from '../db/jobs.repository';
+import * as models from '../db/models.repository';
+import { updateService } from '../db/services.repository';
+import type { UserSchemaCompiler } from './json-schemas';
+import type { CompletionReport } from '../../workflows/definitions';
+
+export interface RecordedOutcome {
+  status: jobs.JobStatus;
+  /** The subscriptions' trigger to fire, or null when nothing fires (failures, time-outs). */
+  triggerEvent: 'inference_complete' | 'training_complete' | null;
+  base: Omit<jobs.CompletionResult, 'triggered_events'>;
+}
+
+/**
+ * Records a job's outcome and its effects in one transaction: the job row, the service's status
+ * (inference of a service), the version's status (training). `report` null means the deadline passed.
+ * Idempotent: an activity retry after a commit finds the job finished and changes nothing.
+ */
+export async function recordOutcome(
+  knex: Knex,
+  schemas: UserSchemaCompiler,
+  log: Logger,
+  jobId: string,
+  report: CompletionReport | null,
+): Promise<RecordedOutcome> {
+  return knex.transaction(async (trx) => {
+    const job = await jobs.findJob(trx, jobId);
+    if (!job) throw new Error(`job ${jobId} does not exist`);
+    const status: jobs.JobStatus = report ? report.status : 'timed_out';
+    const error = report ? report.error : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
+    const base = { job_id: job.job_id, model_id: job.model_id, model_version: job.model_version, status: report?.status ?? ('failure' as const) };
+
+    const changed = await jobs.finishJob(trx, jobId, status, report?.status === 'success' ? report.output ?? {} : report?.output, report?.status === 'success' ? report.error : error);
+    if (!changed) {
+      const current = (await jobs.findJob(trx, jobId))!;
+      return { status: current.status, triggerEvent: triggerFor(current.job_type, current.status), base };
+    }
+
+    const model = await models.findModel(trx, job.model_id);
+    const outputSchema = model?.handler_contracts?.[job.job_type]?.output_schema;
+    if (status === 'success' && outputSchema !== undefined) {
+      const problem = schemas.validate(outputSchema, report?.output ?? {});
+      if (problem) log.warn({ jobId, modelId: job.model_id, problem }, 'job output does not match the output_schema of its handler contract');
+    }
+
+    if (job.job_type === 'inference' && job.service_uuid && !(await jobs.hasNewerServiceJob(trx, job))) {
+      await updateService(trx, job.service_uuid, { status: status === 'success' ? 'available' : 'failed' });
+    }
+    if (job.job_type === 'training') {
+      const version = await models.lockVersion(trx, job.model_id, job.model_version);
+      if (version?.status === 'training') {
+        await models.setVersionStatus(trx, job.model_id, job.model_version, status === 'success' ? 'active' : 'failed');
+      }
+    }
+    return { status, triggerEvent: triggerFor(job.job_type, status), base };
+  });
+}
+
+function triggerFor(jobType: jobs.JobType, status: jobs.JobStatus): RecordedOutcome['triggerEvent'] {
+  if (status !== 'success') return null;
+  return jobType === 'inference' ? 'inference_complete' : 'training_complete';
+}

@@ -1,0 +1,106 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import * as repo from '../db/jobs.repository';
+import type { JobLauncher } from '../temporal/job-launcher';
+import { workflowIdFor } from '../temporal/job-launcher';
+import { completeJobUpdate, COMPLETION_CONFLICT, CompletionReport } from '../../workflows/definitions';
+import type { UserSchemaCompiler } from './json-schemas';
+import type { Principal } from '../auth/principal';
+import { canSeeJob } from '../auth/access';
+import type { PageRequest } from '../db/pagination';
+import { mapPage } from '../db/pagination';
+import { uuidv7 } from '../ids';
+import { ConflictError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
+import type { Db } from '../db/types';
+
+export interface JobRequestContext {
+  principal: Principal;
+  /** Optional Idempotency-Key header: a repeated key from the same caller returns the first job. */
+  idempotencyKey?: string;
+  operation: string;
+}
+
+export function createJobsService(deps: { knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger }) {
+  const { knex, launcher, log } = deps;
+  const present = (row: repo.JobView) => repo.toJob(row, (id) => launcher.uiUrl(id));
+
+  async function visibleJob(principal: Principal, modelId: string, version: string, jobId: string): Promise<repo.JobView> {
+    const job = await repo.findJob(knex, jobId);
+    // Jobs of other tenants answer 404 like missing ones, so their ids cannot be probed.
+    if (!job || job.model_id !== modelId || job.model_version !== version || !canSeeJob(principal, job.client_id)) {
+      throw new NotFoundError(`job ${jobId} not found for model ${modelId} version ${version}`);
+    }
+    return job;
+  }
+
+  function answerFromRecord(job: repo.JobView, report: CompletionReport): repo.CompletionResult {
+    if (job.status === 'timed_out') throw new ConflictError('the job already timed out');
+    if (job.status !== report.status) throw new ConflictError(`the job was already reported ${job.status}`);
+    if (!job.completion_result) throw new UnavailableError('the job is finishing; retry the completion shortly');
+    return job.completion_result;
+  }
+
+  return {
+    /** Stages a job row inside the caller's transaction; launch it after commit. */
+    async stage(db: Db, job: Omit<repo.NewJob, 'job_id'>, ctx?: JobRequestContext): Promise<{ job: repo.JobView; created: boolean }> {
+      const idem = ctx?.idempotencyKey ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: `${ctx.principal.subject}:${ctx.operation}` } : {};
+      const { row, created } = await repo.insertJob(db, { ...job, ...idem, job_id: uuidv7() });
+      return { job: (await repo.findJob(db, row.job_id))!, created };
+    },
+
+    /**
+     * Starts the workflow of a committed job. A failure leaves the row `pending`; the worker's reconciler
+     * starts it later, so the caller still gets its job id.
+     */
+    async launch(job: repo.JobView): Promise<{ job_id: string; job_url: string | null }> {
+      try {
+        await launcher.launch(job);
+      } catch (err) {
+        log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
+      }
+      return { job_id: job.job_id, job_url: launcher.uiUrl(job.job_id) };
+    },
+
+    /** Validates a caller-supplied inference input against the model's inference input_schema. */
+    assertInputFits(contracts: { inference?: { input_schema?: unknown }; training?: { input_schema?: unknown } } | null, kind: 'inference' | 'training', input: unknown) {
+      const schema = contracts?.[kind]?.input_schema;
+      if (schema === undefined) return;
+      const problem = deps.schemas.validate(schema, input);
+      if (problem) throw new UnprocessableError(`input does not match the ${kind} input_schema: ${problem}`);
+    },
+
+    async get(principal: Principal, modelId: string, version: string, jobId: string) {
+      return present(await visibleJob(principal, modelId, version, jobId));
+    },
+
+    async list(filter: repo.JobFilter, page: PageRequest) {
+      return mapPage(await repo.listJobs(knex, filter, page), present);
+    },
+
+    /**
+     * Reports a job complete through the workflow's `completeJob` update; the answer carries the cascade outcome.
+     * A repeated report with the same status returns the first answer; another status is a 409.
+     */
+    async complete(principal: Principal, modelId: string, version: string, jobId: string, report: CompletionReport): Promise<repo.CompletionResult> {
+      const job = await visibleJob(principal, modelId, version, jobId);
+      if (repo.TERMINAL_JOB_STATUSES.includes(job.status)) return answerFromRecord(job, report);
+      if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
+      try {
+        return await deps.temporal.workflow.getHandle(workflowIdFor(jobId)).executeUpdate(completeJobUpdate, { args: [report] });
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
+          throw new ConflictError(err.cause.message);
+        }
+        if (err instanceof WorkflowNotFoundError) {
+          // The workflow closed between our read and the update: the record now holds the answer.
+          return answerFromRecord((await repo.findJob(knex, jobId))!, report);
+        }
+        throw new UnavailableError('the job workflow could not be reached; retry the completion', { cause: err });
+      }
+    },
+  };
+}
+
+export type JobsService = ReturnType<typeof createJobsService>;

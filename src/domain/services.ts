@@ -1,0 +1,128 @@
+import type { Knex } from 'knex';
+import * as repo from '../db/services.repository';
+import { findVersion } from '../db/models.repository';
+import { requireClient, assertClientActive, requireDomain, requireService } from './lookups';
+import { activeDefault } from './assignments';
+import type { FeatureRules, FeatureValues } from './features';
+import { formatFeatureProblems } from './features';
+import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
+import type { JobsService, JobRequestContext } from './jobs';
+import type { PageRequest } from '../db/pagination';
+import type { DomainRow } from '../db/domains.repository';
+import { ConflictError, UnprocessableError } from '../errors';
+import type { Db } from '../db/types';
+import { canonicalJson } from './json-schemas';
+
+export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
+  const { knex, rules, jobs } = deps;
+
+  /** The version whose freeze governs the domain's services: that of the active default assignment (422 cases of spec part 4). */
+  async function governingVersion(db: Db, domain: DomainRow) {
+    if (domain.status !== 'active') throw new UnprocessableError(`domain ${domain.domain_id} is not active`);
+    const assignment = await activeDefault(db, domain.domain_uuid, domain.domain_id);
+    if (!assignment) throw new UnprocessableError(`domain ${domain.domain_id} has no model assigned`);
+    const version = (await findVersion(db, assignment.model_id, assignment.model_version))!;
+    return { assignment, version };
+  }
+
+  function resolveOrThrow(frozen: Parameters<FeatureRules['resolve']>[0], provided: FeatureValues, modelRef: string) {
+    const problems = rules.valueProblems(frozen, provided);
+    if (problems.length) throw new UnprocessableError(`feature contract mismatch with ${modelRef}: ${formatFeatureProblems(problems)}`);
+    return rules.resolve(frozen, provided);
+  }
+
+  function inferenceInput(domain: DomainRow, service: repo.ServiceRow) {
+    return {
+      client_id: domain.client_id,
+      domain_id: domain.domain_id,
+      service_id: service.service_id,
+      departure_datetime: service.departure_datetime.toISOString(),
+      features: service.resolved_features,
+    };
+  }
+
+  return {
+    /**
+     * Validates static_features against the default assignment's freeze, stores provided and resolved features,
+     * and starts inference. Init of an existing service_id re-initializes it with a new job.
+     */
+    async init(clientId: string, domainId: string, body: { service_id: string; departure_datetime: string; static_features: FeatureValues }, ctx: JobRequestContext) {
+      assertClientActive(await requireClient(knex, clientId));
+      const domain = await requireDomain(knex, clientId, domainId);
+      const { job } = await knex.transaction(async (trx) => {
+        await trx('domains').where({ domain_uuid: domain.domain_uuid }).forShare().first();
+        const { assignment, version } = await governingVersion(trx, domain);
+        const resolved = resolveOrThrow(version.features, body.static_features, `${version.model_id}@${version.version}`);
+        const { row } = await repo.upsertService(trx, domain.domain_uuid, body.service_id, {
+          status: 'in_progress',
+          departure_datetime: body.departure_datetime,
+          provided_features: body.static_features,
+          resolved_features: resolved,
+        });
+        return jobs.stage(trx, {
+          model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_init',
+          assignment_id: assignment.assignment_id, client_id: clientId, domain_uuid: domain.domain_uuid, service_uuid: row.service_uuid,
+          input: inferenceInput(domain, row),
+        }, ctx);
+      });
+      return { service_id: body.service_id, ...(await jobs.launch(job)) };
+    },
+
+    async get(clientId: string, domainId: string, serviceId: string) {
+      const domain = await requireDomain(knex, clientId, domainId);
+      return repo.toService(await requireService(knex, domain, serviceId), domainId);
+    },
+
+    async list(clientId: string, domainId: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {
+      const domain = await requireDomain(knex, clientId, domainId);
+      return repo.listServices(knex, domain.domain_uuid, domainId, page, filter);
+    },
+
+    /**
+     * static_features replaces provided_features; features are re-resolved with the current freeze and
+     * inference re-runs only when resolved_features change. A departure-only change runs nothing.
+     */
+    async update(clientId: string, domainId: string, serviceId: string, body: { departure_datetime?: string; static_features?: FeatureValues }, ctx: JobRequestContext) {
+      const client = await requireClient(knex, clientId);
+      const domain = await requireDomain(knex, clientId, domainId);
+      const { service, staged } = await knex.transaction(async (trx) => {
+        await trx('domains').where({ domain_uuid: domain.domain_uuid }).forShare().first();
+        const current = await requireService(trx, domain, serviceId, true);
+        if (current.status === 'not_found') throw new UnprocessableError(`service ${serviceId} is not_found; initialize it again`);
+        const { assignment, version } = await governingVersion(trx, domain);
+        const provided = body.static_features ?? current.provided_features;
+        const resolved = resolveOrThrow(version.features, provided, `${version.model_id}@${version.version}`);
+        const rerun = canonicalJson(resolved) !== canonicalJson(current.resolved_features);
+        if (rerun) assertClientActive(client);
+        const updated = await repo.updateService(trx, current.service_uuid, {
+          ...(body.departure_datetime ? { departure_datetime: body.departure_datetime } : {}),
+          provided_features: provided,
+          resolved_features: resolved,
+          ...(rerun ? { status: 'in_progress' as const } : {}),
+        });
+        const staged = rerun
+          ? await jobs.stage(trx, {
+              model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_update',
+              assignment_id: assignment.assignment_id, client_id: clientId, domain_uuid: domain.domain_uuid, service_uuid: updated.service_uuid,
+              input: inferenceInput(domain, updated),
+            }, ctx)
+          : undefined;
+        return { service: updated, staged };
+      });
+      const launched = staged ? await jobs.launch(staged.job) : undefined;
+      return { ...repo.toService(service, domainId), ...(launched ? { job_id: launched.job_id } : {}) };
+    },
+
+    async setStatus(clientId: string, domainId: string, serviceId: string, status: repo.ServiceStatus) {
+      const domain = await requireDomain(knex, clientId, domainId);
+      return knex.transaction(async (trx) => {
+        const current = await requireService(trx, domain, serviceId, true);
+        if (!canMoveService(current.status, status)) {
+          const allowed = SERVICE_TRANSITIONS[current.status];
+          throw new ConflictError(`service ${serviceId} is ${current.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none (initialize it again)'}`);
+        }
+        return repo.toService(await repo.updateService(trx, current.service_uuid, { status }), domainId);
+      });
+    },
+  };
+}

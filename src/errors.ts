@@ -1,0 +1,79 @@
+/** The service's error classes; src/http/error-middleware.ts maps each code to a status and a body. */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'unprocessable'
+  | 'assignment_blocked'
+  | 'unavailable';
+
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidInputError extends ServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_input', message, options);
+  }
+}
+export class UnauthenticatedError extends ServiceError {
+  constructor(message = 'missing or invalid bearer token', options?: { cause?: unknown }) {
+    super('unauthenticated', message, options);
+  }
+}
+export class ForbiddenError extends ServiceError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+export class NotFoundError extends ServiceError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+export class MethodNotAllowedError extends ServiceError {
+  constructor(readonly allowed: string[]) {
+    super('method_not_allowed', `method not allowed; allowed: ${allowed.join(', ')}`);
+  }
+}
+export class ConflictError extends ServiceError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+export class UnprocessableError extends ServiceError {
+  constructor(message: string) {
+    super('unprocessable', message);
+  }
+}
+export class UnavailableError extends ServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
+  }
+}
+
+export interface BlockingService {
+  service_id: string;
+  feature: string;
+  value: unknown;
+}
+
+/** A domain default assignment refused because deployed services do not satisfy the target version's freeze. */
+export class AssignmentBlockedError extends ServiceError {
+  constructor(
+    message: string,
+    readonly blockingServices: BlockingService[],
+  ) {
+    super('assignment_blocked', message);
+  }
+}

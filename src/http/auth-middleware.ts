@@ -1,0 +1,41 @@
+import type { Context, Next } from 'koa';
+import type { AuthConfig } from '../config';
+import type { TokenVerifier } from '../auth/verifier';
+import { principalFromClaims, Principal } from '../auth/principal';
+import { tenantAccessProblem, globalAccessProblem } from '../auth/access';
+import type { Operation } from '../openapi/operations';
+import { ForbiddenError, UnauthenticatedError } from '../errors';
+
+function bearerToken(ctx: Context): string {
+  const header = ctx.get('Authorization');
+  if (!header) throw new UnauthenticatedError('missing bearer token');
+  const match = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/.exec(header);
+  if (!match) throw new UnauthenticatedError('Authorization header must be "Bearer <token>"');
+  return match[1];
+}
+
+/** The two checks of spec part 5 for one operation: permission, then tenant reach. Deny by default. */
+export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: AuthConfig }) {
+  return async (ctx: Context, next: Next) => {
+    if (op.permission === 'public') return next();
+    const claims = await deps.verify(bearerToken(ctx));
+    const principal: Principal | undefined = principalFromClaims(claims, deps.auth);
+    if (!principal) throw new UnauthenticatedError('token identifies neither a machine client (client_id) nor a user (username or groups)');
+    ctx.state.principal = principal;
+
+    if (op.permission === 'admin') {
+      if (!principal.admin) throw new ForbiddenError('this operation is reserved to administrators (scope admin or group admin)');
+    } else if (!principal.permissions.has(op.permission)) {
+      throw new ForbiddenError(`missing permission ${op.permission} (scope ${deps.auth.scopePrefix}${op.permission})`);
+    }
+
+    let problem: string | undefined;
+    if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, ctx.params.client_id);
+    else if (op.tenancy === 'global') problem = globalAccessProblem(principal);
+    else if (op.tenancy === 'job' && principal.kind === 'machine' && !principal.access) {
+      problem = `machine client ${principal.clientId} is not configured for any tenant`;
+    }
+    if (problem) throw new ForbiddenError(`tenant access denied: ${problem}`);
+    return next();
+  };
+}

@@ -1,0 +1,52 @@
+import type { Context, Next } from 'koa';
+import { ErrorCode, ServiceError, AssignmentBlockedError, MethodNotAllowedError } from '../errors';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  unprocessable: 422,
+  assignment_blocked: 422,
+  unavailable: 503,
+};
+
+/** Status of errors raised by koa and its body parser for client mistakes (malformed JSON, oversized body). */
+function clientStatus(err: any): number | undefined {
+  const status = err?.status ?? err?.statusCode;
+  return err?.expose && typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/** The one place errors become responses: ErrorResponse for everything, AssignBlockedErrorResponse for blocked assignments. */
+export function errorMiddleware() {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof AssignmentBlockedError) {
+        ctx.status = 422;
+        ctx.body = { error: err.message, blocking_services: err.blockingServices };
+        return;
+      }
+      if (err instanceof ServiceError) {
+        ctx.status = STATUS[err.code];
+        ctx.body = { success: false, message: err.message };
+        if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allowed.join(', '));
+        if (ctx.status >= 500) ctx.state.log?.error({ err }, 'request failed');
+        else if (ctx.status === 401 && ctx.state.authFailure) ctx.state.log?.info({ reason: ctx.state.authFailure }, 'token rejected');
+        return;
+      }
+      const status = clientStatus(err);
+      if (status) {
+        ctx.status = status === 415 ? 400 : status;
+        ctx.body = { success: false, message: (err as Error).message };
+        return;
+      }
+      ctx.status = 500;
+      ctx.body = { success: false, message: 'internal server error' };
+      (ctx.state.log ?? console).error({ err }, 'unhandled error');
+    }
+  };
+}

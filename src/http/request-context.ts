@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+
+/** A request id (taken from X-Request-Id when sane), a child logger, and one access log line per request. */
+export function requestContext(log: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = /^[A-Za-z0-9._-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ requestId });
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), principal: ctx.state.principal?.subject },
+        'request',
+      );
+    }
+  };
+}
+
+/** JSON only: a request with a body must declare application/json. */
+export function requireJsonBody() {
+  return async (ctx: Context, next: Next) => {
+    const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || Boolean(ctx.get('Transfer-Encoding'));
+    if (hasBody && !ctx.is('application/json')) {
+      ctx.throw(415, 'request body must be JSON with Content-Type: application/json');
+    }
+    return next();
+  };
+}

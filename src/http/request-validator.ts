@@ -1,0 +1,41 @@
+import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { schemas, IDENTIFIER_PATTERN } from '../openapi/schemas';
+import { describeErrors } from '../domain/json-schemas';
+import { InvalidInputError } from '../errors';
+
+const DOC_ID = 'urn:model-orchestration:openapi';
+
+/** Request validators compiled once, at start-up, from the OpenAPI component schemas. */
+export class RequestValidator {
+  private readonly ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false, allowUnionTypes: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly identifier: RegExp = new RegExp(IDENTIFIER_PATTERN);
+
+  constructor() {
+    addFormats(this.ajv);
+    this.ajv.addKeyword({ keyword: 'components' });
+    this.ajv.addSchema({ $id: DOC_ID, components: { schemas } });
+    for (const name of Object.keys(schemas)) {
+      this.compiled.set(name, this.ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` }));
+    }
+  }
+
+  /** Validates a body against a named component schema and returns it typed; 400 naming the field otherwise. */
+  body<T>(schemaName: string, body: unknown): T {
+    const fn = this.compiled.get(schemaName);
+    if (!fn) throw new Error(`no schema ${schemaName}`);
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new InvalidInputError('request body must be a JSON object');
+    }
+    if (!fn(body)) throw new InvalidInputError(`invalid request body: ${describeErrors(fn.errors)}`);
+    return body as T;
+  }
+
+  /** Path parameters share one identifier pattern. */
+  params(params: Record<string, string>): void {
+    for (const [name, value] of Object.entries(params)) {
+      if (!this.identifier.test(value)) throw new InvalidInputError(`invalid path parameter ${name}: must match ${IDENTIFIER_PATTERN}`);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import type { Context } from 'koa';
+import Router from '@koa/router';
+import { operation, koaPath, OPERATIONS, Operation } from '../openapi/operations';
+import type { RequestValidator } from './request-validator';
+import type { TokenVerifier } from '../auth/verifier';
+import type { AuthConfig } from '../config';
+import { authorize } from './auth-middleware';
+import { pageRequest } from '../db/pagination';
+import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
+import type { JobRequestContext } from '../domain/jobs';
+
+export interface RoutingDeps {
+  validator: RequestValidator;
+  verify: TokenVerifier;
+  auth: AuthConfig;
+}
+
+export interface RouteContext {
+  ctx: Context;
+  params: Record<string, string>;
+  /** The body, validated against the operation's request schema. */
+  body: any;
+  query: Record<string, string | undefined>;
+}
+
+/**
+ * Registers a handler for an operation of the table: authorization, path and body validation come from
+ * the table, so a handler only calls its service. Handlers return the body; `status` defaults to the table's.
+ */
+export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
+  return (opId: string, handler: (r: RouteContext) => Promise<unknown>) => {
+    const op = operation(opId);
+    const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    router[method](op.id, koaPath(op.path), authorize(op, deps), async (ctx: Context) => {
+      deps.validator.params(ctx.params);
+      const body = op.body ? deps.validator.body(op.body, ctx.request.body) : undefined;
+      const query = queryOf(ctx, op);
+      ctx.status = op.status;
+      const result = await handler({ ctx, params: ctx.params, body, query });
+      if (ctx.body === undefined) ctx.body = result;
+    });
+  };
+}
+
+function queryOf(ctx: Context, op: Operation): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, raw] of Object.entries(ctx.query)) {
+    if (Array.isArray(raw)) throw new InvalidInputError(`query parameter ${name} given more than once`);
+    const schema = op.query?.[name] as { enum?: string[] } | undefined;
+    if (schema?.enum && raw !== undefined && !schema.enum.includes(raw)) {
+      throw new InvalidInputError(`query parameter ${name} must be one of ${schema.enum.join(', ')}`);
+    }
+    out[name] = raw;
+  }
+  return out;
+}
+
+export function page(r: RouteContext) {
+  return pageRequest(r.query);
+}
+
+export function jobContext(r: RouteContext, opId: string): JobRequestContext {
+  const key = r.ctx.get('Idempotency-Key') || undefined;
+  if (key && (key.length > 200 || !/^[\x21-\x7e]+$/.test(key))) throw new InvalidInputError('Idempotency-Key must be 1-200 visible ASCII characters');
+  return { principal: r.ctx.state.principal, idempotencyKey: key, operation: opId };
+}
+
+const matchers = OPERATIONS.map((op) => ({ op, regex: new RegExp(`^${koaPath(op.path).replace(/:[a-z_]+/g, '[^/]+')}/?$`) }));
+
+/** After the router: a known path with another method is a 405, anything else a 404, both as ErrorResponse. */
+export function notFoundOrMethodNotAllowed() {
+  return async (ctx: Context) => {
+    const allowed = matchers.filter((m) => m.regex.test(ctx.path)).map((m) => m.op.method);
+    if (allowed.length) throw new MethodNotAllowedError([...new Set(allowed)]);
+    throw new NotFoundError(`no route ${ctx.method} ${ctx.path}`);
+  };
+}

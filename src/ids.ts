@@ -1,0 +1,23 @@
+import { randomBytes, createHash } from 'node:crypto';
+
+function format(bytes: Buffer): string {
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** RFC 9562 UUIDv7: time-ordered, so ids sort by creation. */
+export function uuidv7(now = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  return format(bytes);
+}
+
+/** RFC 9562 UUIDv8 derived from names: the same inputs always give the same id (cascade job ids). */
+export function deterministicUuid(...parts: string[]): string {
+  const bytes = createHash('sha256').update(parts.join('\u0000')).digest().subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x80;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  return format(Buffer.from(bytes));
+}

@@ -1,0 +1,13 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** The repository root, found from this file whether it runs from src/ (ts) or dist/src/ (compiled). */
+export function projectRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+  return dir;
+}

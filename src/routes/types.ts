@@ -1,0 +1,3 @@
+import type { createRouteRegistrar } from '../http/routing';
+
+export type Register = ReturnType<typeof createRouteRegistrar>;

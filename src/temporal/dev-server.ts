@@ -1,0 +1,114 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { projectRoot } from '../paths';
+
+
+/** A free TCP port on 127.0.0.1 (or `preferred` when it is free). */
+export async function freePort(preferred = 0): Promise<number> {
+  const tryPort = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        const { port: bound } = server.address() as { port: number };
+        server.close(() => resolve(bound));
+      });
+    });
+  if (preferred) {
+    try {
+      return await tryPort(preferred);
+    } catch {
+      // taken: fall back to any free port
+    }
+  }
+  return tryPort(0);
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  binary?: string;
+  /** SQLite file for durable state; in-memory when omitted. */
+  dbFile?: string;
+  port?: number;
+  uiPort?: number;
+  headless?: boolean;
+  onOutput?: (line: string) => void;
+}
+
+/** Starts `temporal server start-dev` with the job search attributes registered; resolves once it listens. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const binary = options.binary ?? process.env.TEMPORAL_CLI ?? findCli();
+  const port = await freePort(options.port);
+  const uiPort = options.headless ? 0 : await freePort(options.uiPort);
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--log-format', 'json'];
+  if (options.headless) args.push('--headless');
+  else args.push('--ui-port', String(uiPort), '--ui-ip', '127.0.0.1');
+  if (options.dbFile) {
+    mkdirSync(path.dirname(options.dbFile), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  for (const key of JOB_SEARCH_ATTRIBUTES) {
+    args.push('--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);
+  }
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => options.onOutput?.(l));
+  child.stdout!.on('data', forward);
+  child.stderr!.on('data', forward);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const address = `127.0.0.1:${port}`;
+  await waitForPort(port, child, 60000);
+  return {
+    address,
+    uiUrl: options.headless ? null : `http://127.0.0.1:${uiPort}`,
+    process: child,
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function findCli(): string {
+  const found = path.join(projectRoot(), '.tools/bin/temporal');
+  if (!existsSync(found)) throw new Error('Temporal CLI not found: run `npm run setup:temporal` (or set TEMPORAL_CLI)');
+  return found;
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const { Connection } = await import('@temporalio/client');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        // The namespace is ready once describing it succeeds.
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch {
+      if (Date.now() > deadline) throw new Error(`temporal dev server did not start within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { staleOrphans } from '../db/jobs.repository';
+import type { JobLauncher } from './job-launcher';
+
+/**
+ * Job rows are committed before their workflow starts; if the API dies in between, the row stays `pending`.
+ * This loop starts the workflow of every such row (starting is idempotent by workflow id).
+ */
+export function startReconciler(deps: { knex: Knex; launcher: JobLauncher; log: Logger; everyMs?: number; graceSeconds?: number }) {
+  const everyMs = deps.everyMs ?? 15000;
+  let running = true;
+  let timer: NodeJS.Timeout | undefined;
+  const pass = async () => {
+    try {
+      for (const job of await staleOrphans(deps.knex, deps.graceSeconds ?? 30)) {
+        await deps.launcher.launch(job);
+        deps.log.info({ jobId: job.job_id }, 'reconciler started the workflow of a pending job');
+      }
+    } catch (err) {
+      deps.log.warn({ err }, 'reconciler pass failed');
+    }
+  };
+  const tick = async () => {
+    await pass();
+    if (running) timer = setTimeout(tick, everyMs);
+  };
+  timer = setTimeout(tick, 1000);
+  return {
+    /** One pass now (tests). */
+    runOnce: pass,
+    stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

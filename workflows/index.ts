@@ -1,0 +1,2 @@
+export { modelJobWorkflow } from './model-job.workflow';
+export { pingWorkflow } from './ping.workflow';

@@ -1,0 +1,101 @@
+import {
+  proxyActivities, setHandler, condition, upsertSearchAttributes, ApplicationFailure, ActivityFailure, allHandlersFinished, log,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { completeJobUpdate, jobStateQuery, CompletionReport, CompletionResult, ModelJobInput, COMPLETION_CONFLICT, TriggeredEvent } from './definitions';
+import { JOB_STATUS } from './search-attributes';
+
+const db = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+const dispatcher = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+const cascades = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+function failureMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * One workflow per model job: dispatch the handler, wait for its completion report (the `completeJob` update),
+ * record the outcome, fire the event subscriptions, and answer every completion with the same result.
+ */
+export async function modelJobWorkflow(input: ModelJobInput): Promise<CompletionResult> {
+  const { jobId } = input;
+  let phase = 'dispatching';
+  let report: CompletionReport | undefined;
+  let timedOut = false;
+  let result: CompletionResult | undefined;
+
+  setHandler(jobStateQuery, () => ({ phase, completion: report }));
+  setHandler(
+    completeJobUpdate,
+    async (incoming) => {
+      if (timedOut) throw ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: 'the job already timed out', nonRetryable: true });
+      if (report && report.status !== incoming.status) {
+        throw ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: `the job was already reported ${report.status}`, nonRetryable: true });
+      }
+      report ??= incoming;
+      await condition(() => result !== undefined);
+      return result!;
+    },
+    {
+      validator: (incoming) => {
+        if (!incoming || (incoming.status !== 'success' && incoming.status !== 'failure')) {
+          throw new Error('status must be success or failure');
+        }
+      },
+    },
+  );
+
+  await db.startJob(jobId);
+  upsertSearchAttributes([{ key: JOB_STATUS, value: 'running' }]);
+
+  try {
+    const dispatched = await dispatcher.dispatchJob(jobId);
+    if (dispatched.kind === 'completed') report ??= dispatched.report;
+  } catch (err) {
+    log.warn('dispatch failed', { jobId, error: failureMessage(err) });
+    report ??= { status: 'failure', error: { message: `dispatch failed: ${failureMessage(err)}` } };
+  }
+
+  phase = 'awaiting_completion';
+  const reported = await condition(() => report !== undefined, `${input.completionDeadlineSeconds} seconds`);
+  if (!reported) timedOut = true;
+
+  phase = 'recording';
+  const outcome = await db.recordCompletion(jobId, timedOut ? null : report!);
+  upsertSearchAttributes([{ key: JOB_STATUS, value: outcome.status }]);
+
+  const triggered: TriggeredEvent[] = [];
+  if (outcome.triggerEvent) {
+    phase = 'cascading';
+    const subscriptionIds = await db.triggeredSubscriptions(jobId, outcome.triggerEvent);
+    const fired = await Promise.all(
+      subscriptionIds.map(async (subscriptionId): Promise<TriggeredEvent> => {
+        try {
+          const { job_id } = await cascades.fireSubscription({ sourceJobId: jobId, subscriptionId, triggerOutput: report?.output ?? {} });
+          return { subscription_id: subscriptionId, job_id };
+        } catch (err) {
+          return { subscription_id: subscriptionId, error: failureMessage(err) };
+        }
+      }),
+    );
+    triggered.push(...fired);
+  }
+
+  const final: CompletionResult = { ...outcome.base, triggered_events: triggered };
+  await db.storeCompletionResult(jobId, final);
+  result = final;
+  phase = 'done';
+  // Let in-flight completion updates return their answer before the workflow closes.
+  await condition(allHandlersFinished);
+  return final;
+}
