@@ -8,6 +8,7 @@ import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
 import type { JobLauncher } from './temporal/job-launcher';
 import { errorMiddleware } from './http/error-middleware';
+import { InvalidInputError } from './errors';
 import { requestContext, requireJsonBody } from './http/request-context';
 import { RequestValidator } from './http/request-validator';
 import { createRouteRegistrar, notFoundOrMethodNotAllowed } from './http/routing';
@@ -70,7 +71,14 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
   app.use(requestContext(log));
   app.use(errorMiddleware());
   app.use(requireJsonBody());
-  app.use(koaBody({ json: true, jsonStrict: true, jsonLimit: '1mb', multipart: false, urlencoded: false, text: false }));
+  app.use(koaBody({
+    json: true, jsonStrict: true, jsonLimit: '1mb', multipart: false, urlencoded: false, text: false,
+    onError: (err) => {
+      const status = (err as { status?: number }).status;
+      if (status === 413) throw new InvalidInputError('request body exceeds 1 MB');
+      throw new InvalidInputError(`request body is not valid JSON: ${err.message}`);
+    },
+  }));
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
   return { app, router };

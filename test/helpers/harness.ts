@@ -1,0 +1,144 @@
+import { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { ECSClient } from '@aws-sdk/client-ecs';
+import { loadConfig, Config } from '../../src/config';
+import { createKnex } from '../../src/db/knex';
+import { createApp } from '../../src/app';
+import { createJobLauncher, JobLauncher } from '../../src/temporal/job-launcher';
+import { createTokenVerifier } from '../../src/auth/verifier';
+import { createJobWorker } from '../../src/temporal/worker-factory';
+import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
+import { testEnv } from './test-env';
+import { TestIdp, ISSUER, AUDIENCE } from './tokens';
+
+export const PLATFORM_CLIENT = 'platform-app';
+export const ALL_SCOPES = ['admin'];
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface HarnessOptions {
+  worker?: boolean;
+  inProcess?: InProcessRegistry;
+  lambda?: LambdaClient;
+  ecs?: ECSClient;
+  env?: Record<string, string>;
+}
+
+/** A unique id for this test's tenants and models, so tests never depend on each other. */
+export function uid(prefix = 't'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * The real app against the test database and the test Temporal server, on a random port,
+ * with an optional worker on a task queue of its own.
+ */
+export class Harness {
+  worker?: Worker;
+  private workerRun?: Promise<void>;
+  private workerConnection?: { close(): Promise<void> };
+
+  private constructor(
+    readonly config: Config,
+    readonly knex: Knex,
+    readonly temporal: Client,
+    readonly launcher: JobLauncher,
+    readonly idp: TestIdp,
+    readonly server: Server,
+    readonly baseUrl: string,
+    private readonly options: HarnessOptions,
+  ) {}
+
+  static async start(options: HarnessOptions = {}): Promise<Harness> {
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: testEnv.temporalAddress,
+      TEMPORAL_TASK_QUEUE: uid('queue'),
+      TEMPORAL_UI_URL: 'http://temporal-ui.test',
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: AUDIENCE,
+      MACHINE_CLIENTS: JSON.stringify({ [PLATFORM_CLIENT]: { access: 'platform' } }),
+      LOG_LEVEL: 'silent',
+      ...options.env,
+    });
+    const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    const knex = createKnex(testEnv.databaseUrl, { max: 5 });
+    const connection = await Connection.connect({ address: testEnv.temporalAddress });
+    const temporal = new Client({ connection, namespace: config.temporal.namespace });
+    const launcher = createJobLauncher({
+      client: temporal, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
+      uiUrl: config.temporal.uiUrl, completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
+    });
+    const idp = await TestIdp.create();
+    const inProcess = options.inProcess ?? builtinImplementations;
+    const verify = createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
+    const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(inProcess) });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    config.publicBaseUrl = baseUrl;
+    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess });
+    if (options.worker) await harness.startWorker();
+    return harness;
+  }
+
+  async startWorker(): Promise<void> {
+    const { worker, connection } = await createJobWorker({
+      config: this.config, knex: this.knex, client: this.temporal, log: pino({ level: 'silent' }),
+      inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
+      workflowBundle: { codePath: testEnv.workflowBundlePath },
+    });
+    this.worker = worker;
+    this.workerConnection = connection;
+    this.workerRun = worker.run();
+  }
+
+  async stopWorker(): Promise<void> {
+    if (!this.worker) return;
+    this.worker.shutdown();
+    await this.workerRun;
+    await this.workerConnection?.close();
+    this.worker = undefined;
+  }
+
+  /** Admin machine token of the platform client: every permission, every tenant. */
+  adminToken(): Promise<string> {
+    return this.idp.machine(PLATFORM_CLIENT, ALL_SCOPES);
+  }
+
+  async api<T = any>(method: string, path: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+    const token = options.token === undefined ? await this.adminToken() : options.token;
+    const headers: Record<string, string> = { ...options.headers };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (options.body !== undefined) headers['Content-Type'] ??= 'application/json';
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body, headers: response.headers };
+  }
+
+  async stop(): Promise<void> {
+    await this.stopWorker();
+    await new Promise((r) => this.server.close(r));
+    await this.temporal.connection.close();
+    await this.knex.destroy();
+  }
+}

@@ -1,0 +1,18 @@
+/** Values global-setup hands to test files through the environment. */
+export const testEnv = {
+  get databaseUrl(): string {
+    return required('MOS_TEST_DATABASE_URL');
+  },
+  get temporalAddress(): string {
+    return required('MOS_TEST_TEMPORAL_ADDRESS');
+  },
+  get workflowBundlePath(): string {
+    return required('MOS_TEST_WORKFLOW_BUNDLE');
+  },
+};
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through jest, whose global setup provides it`);
+  return value;
+}

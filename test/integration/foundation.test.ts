@@ -1,0 +1,66 @@
+import { Harness } from '../helpers/harness';
+
+describe('foundation: HTTP skeleton, database and Temporal', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start({ worker: true });
+  });
+  afterAll(() => h.stop());
+
+  it('answers health without a token when database and Temporal answer', async () => {
+    const res = await h.api('GET', '/v2/health', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', database: 'ok', temporal: 'ok' });
+  });
+
+  it('serves the OpenAPI 3.1 document and the docs page publicly', async () => {
+    const doc = await h.api('GET', '/v2/openapi.json', { token: null });
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v2/health', '/v2/models', '/v2/clients/{client_id}/domains']));
+    const page = await h.api('GET', '/docs', { token: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+  });
+
+  it('answers an unknown route with a 404 ErrorResponse', async () => {
+    const res = await h.api('GET', '/v2/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, message: expect.stringContaining('no route') });
+  });
+
+  it('answers a wrong method with a 405 ErrorResponse and an Allow header', async () => {
+    const res = await h.api('DELETE', '/v2/models');
+    expect(res.status).toBe(405);
+    expect(res.body.success).toBe(false);
+    expect(res.headers.get('allow')).toContain('POST');
+  });
+
+  it('answers malformed JSON with a 400 ErrorResponse', async () => {
+    const res = await h.api('POST', '/v2/models', { body: '{"name": ' });
+    expect(res.status).toBe(400);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('refuses a body that is not JSON with a 400', async () => {
+    const res = await h.api('PUT', '/v2/clients/acme', { body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, message: expect.stringContaining('application/json') });
+  });
+
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    const given = await h.api('GET', '/v2/health', { token: null, headers: { 'X-Request-Id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const made = await h.api('GET', '/v2/health', { token: null });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('runs a workflow end to end through the real Temporal server and the database', async () => {
+    const result = await h.temporal.workflow.execute('pingWorkflow', {
+      taskQueue: h.config.temporal.taskQueue,
+      workflowId: `ping-${Date.now()}`,
+      args: ['foundation'],
+    });
+    expect(result).toBe('pong foundation (db ok)');
+  });
+});
