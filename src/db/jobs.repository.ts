@@ -97,10 +97,11 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobRow; cre
     metadata: JSON.stringify(job.metadata ?? {}),
   };
   // Any unique key (idempotency key, cascade of one subscription for one source job) means "already created".
-  const conflict = job.idempotency_key || (job.subscription_id && job.source_job_id) ? 'ON CONFLICT DO NOTHING' : '';
-  const insert = db('model_jobs').insert(values).toSQL().toNative();
-  const result = await db.raw(`${insert.sql} ${conflict} RETURNING *`, insert.bindings as any[]);
-  if (result.rows[0]) return { row: result.rows[0], created: true };
+  const insert = db('model_jobs').insert(values);
+  const rows: JobRow[] = job.idempotency_key || (job.subscription_id && job.source_job_id)
+    ? await insert.onConflict().ignore().returning('*')
+    : await insert.returning('*');
+  if (rows[0]) return { row: rows[0], created: true };
   const existing = job.idempotency_key
     ? await db('model_jobs').where({ idempotency_owner: job.idempotency_owner, idempotency_key: job.idempotency_key }).first()
     : await db('model_jobs').where({ source_job_id: job.source_job_id, subscription_id: job.subscription_id }).first();
