@@ -104,7 +104,7 @@ export class Harness {
 
   async stopWorker(): Promise<void> {
     if (!this.worker) return;
-    this.worker.shutdown();
+    if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
     await this.workerRun;
     await this.workerConnection?.close();
     this.worker = undefined;
