@@ -30,11 +30,9 @@ export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: Au
     }
 
     let problem: string | undefined;
-    if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, ctx.params.client_id);
+    if (principal.kind === 'machine' && !principal.access) problem = `machine client ${principal.clientId} is not configured for any tenant`;
+    else if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, ctx.params.client_id);
     else if (op.tenancy === 'global') problem = globalAccessProblem(principal);
-    else if (op.tenancy === 'job' && principal.kind === 'machine' && !principal.access) {
-      problem = `machine client ${principal.clientId} is not configured for any tenant`;
-    }
     if (problem) throw new ForbiddenError(`tenant access denied: ${problem}`);
     return next();
   };

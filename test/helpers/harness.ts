@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
+import { createRemoteJWKSet } from 'jose';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   lambda?: LambdaClient;
   ecs?: ECSClient;
   env?: Record<string, string>;
+  /** Verify tokens against a remote identity provider instead of the test key. */
+  remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
 }
 
 /** A unique id for this test's tenants and models, so tests never depend on each other. */
@@ -57,6 +60,8 @@ export class Harness {
     readonly server: Server,
     readonly baseUrl: string,
     private readonly options: HarnessOptions,
+    /** The app's router, so tests can walk every declared route. */
+    readonly router: import('@koa/router').default,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -80,13 +85,16 @@ export class Harness {
     });
     const idp = await TestIdp.create();
     const inProcess = options.inProcess ?? builtinImplementations;
-    const verify = createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(inProcess) });
+    const remote = options.remoteIdp;
+    const verify = remote
+      ? createTokenVerifier({ keys: createRemoteJWKSet(new URL(remote.jwksUrl)), issuer: remote.issuer, audience: remote.audience })
+      : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
+    const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(inProcess) });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
-    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess });
+    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess }, router);
     if (options.worker) await harness.startWorker();
     return harness;
   }

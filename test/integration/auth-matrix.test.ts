@@ -1,0 +1,180 @@
+import { SignJWT, generateKeyPair } from 'jose';
+import { Harness, PLATFORM_CLIENT } from '../helpers/harness';
+import { ISSUER, AUDIENCE } from '../helpers/tokens';
+import { OPERATIONS, Operation, koaPath } from '../../src/openapi/operations';
+
+const TENANT = 'tenant-a';
+const OTHER_TENANT = 'tenant-b';
+const TENANT_CLIENT = 'tenant-a';
+const MISMATCHED_CLIENT = 'tenant-a-batch';
+
+type Expect = 'allowed' | 401 | 403 | 404;
+type Case = { name: string; token: () => Promise<string | null>; expect: (op: Operation) => Expect; path?: (op: Operation) => string };
+
+function pathFor(op: Operation, clientId = TENANT): string {
+  return op.path
+    .replace('{client_id}', clientId)
+    .replace(/\{model_job_id\}/, '01890000-0000-7000-8000-000000000000')
+    .replace(/\{subscription_id\}/, '01890000-0000-7000-8000-000000000001')
+    .replace(/\{[a-z_]+\}/g, 'matrix-x');
+}
+
+const protectedOps = OPERATIONS.filter((op) => op.permission !== 'public');
+/** A body that passes validation where that matters for the expected status (job routes answer 404 after it). */
+const sampleBody = (op: Operation) => (op.id === 'completeJob' ? { status: 'success' } : {});
+/** The scope that grants an operation on its own. */
+const scopeFor = (op: Operation) => (op.permission === 'admin' ? 'admin' : op.permission);
+/** An unrelated scope: a valid token that lacks the permission. */
+const wrongScopeFor = (op: Operation) => (op.permission === 'read_models' ? 'complete_job' : 'read_models');
+
+describe('authentication and authorization matrix', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start({
+      env: {
+        MACHINE_CLIENTS: JSON.stringify({
+          [PLATFORM_CLIENT]: { access: 'platform' },
+          [TENANT_CLIENT]: { access: 'tenant', tenants: [TENANT] },
+          [MISMATCHED_CLIENT]: { access: 'tenant', tenants: [TENANT] },
+        }),
+      },
+    });
+  });
+  afterAll(() => h.stop());
+
+  it('covers every route the router declares, and the table holds no route the router lacks', () => {
+    const declared = h.router.stack
+      .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`))
+      .filter((r) => !r.endsWith(' /docs') && !r.endsWith(' /v2/openapi.json'));
+    const table = OPERATIONS.map((op) => `${op.method} ${koaPath(op.path)}`);
+    expect([...declared].sort()).toEqual([...table].sort());
+  });
+
+  const expired = () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { expiresIn: Math.floor(Date.now() / 1000) - 120 });
+  const cases: Case[] = [
+    { name: 'no token', token: async () => null, expect: () => 401 },
+    { name: 'expired token', token: expired, expect: () => 401 },
+    { name: 'not yet valid token', token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { notBefore: '1h' }), expect: () => 401 },
+    { name: 'wrong issuer', token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { issuer: 'https://evil.example/' }), expect: () => 401 },
+    { name: 'wrong audience', token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { audience: 'someone-else' }), expect: () => 401 },
+    {
+      name: 'alg none',
+      token: async () => {
+        const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        return `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ client_id: PLATFORM_CLIENT, scope: 'platform/admin', iss: ISSUER, aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+      },
+      expect: () => 401,
+    },
+    {
+      name: 'HS256 signed with the public key',
+      token: () =>
+        new SignJWT({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' })
+          .setProtectedHeader({ alg: 'HS256', kid: h.idp.kid })
+          .setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m')
+          .sign(Buffer.from(JSON.stringify(h.idp.publicJwk))),
+      expect: () => 401,
+    },
+    {
+      name: 'unknown kid',
+      token: async () => {
+        const { privateKey } = await generateKeyPair('RS256');
+        return new SignJWT({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' })
+          .setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(privateKey);
+      },
+      expect: () => 401,
+    },
+    { name: 'platform client missing the scope', token: () => Promise.resolve(''), expect: () => 403 },
+    { name: 'platform client with the right scope', token: () => Promise.resolve(''), expect: () => 'allowed' },
+    { name: 'tenant client on its own tenant', token: () => Promise.resolve(''), expect: (op) => (op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'tenant client on another tenant', token: () => Promise.resolve(''), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'tenant client whose client_id claim differs from the path', token: () => Promise.resolve(''), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'machine client not in MACHINE_CLIENTS', token: () => Promise.resolve(''), expect: () => 403 },
+    { name: 'human with the client group and the scope', token: () => Promise.resolve(''), expect: (op) => (op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'human with the scope but another client group', token: () => Promise.resolve(''), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'human admin', token: () => Promise.resolve(''), expect: () => 'allowed' },
+  ];
+
+  /** Tokens that depend on the operation's permission. */
+  function tokenFor(c: Case, op: Operation): Promise<string | null> {
+    const scope = scopeFor(op);
+    switch (c.name) {
+      case 'platform client missing the scope': return h.idp.machine(PLATFORM_CLIENT, [wrongScopeFor(op)]);
+      case 'platform client with the right scope': return h.idp.machine(PLATFORM_CLIENT, [scope]);
+      case 'tenant client on its own tenant':
+      case 'tenant client on another tenant': return h.idp.machine(TENANT_CLIENT, [scope]);
+      case 'tenant client whose client_id claim differs from the path': return h.idp.machine(MISMATCHED_CLIENT, [scope === 'admin' ? 'client_read' : scope]);
+      case 'machine client not in MACHINE_CLIENTS': return h.idp.machine('stranger', [scope]);
+      case 'human with the client group and the scope':
+        return scope === 'admin' ? h.idp.human('alice', ['admin']) : h.idp.human('alice', [`client:${TENANT}`], [scope]);
+      case 'human with the scope but another client group':
+        return scope === 'admin' ? h.idp.human('bob', [`client:${TENANT}`], []) : h.idp.human('bob', [`client:${TENANT}`], [scope]);
+      case 'human admin': return h.idp.human('root', ['admin']);
+      default: return c.token();
+    }
+  }
+
+  for (const c of cases) {
+    it(`${c.name}: every protected route answers as the rules say`, async () => {
+      const failures: string[] = [];
+      for (const op of protectedOps) {
+        let expected = c.expect(op);
+        // A human without the admin group holding no admin scope is refused admin-only routes.
+        if (c.name === 'human with the scope but another client group' && op.permission === 'admin') expected = 403;
+        if (c.name === 'tenant client whose client_id claim differs from the path' && op.permission === 'admin') expected = 403;
+        const path = c.path ? c.path(op) : pathFor(op);
+        const res = await h.api(op.method, path, { token: await tokenFor(c, op), body: op.body ? sampleBody(op) : undefined });
+        const ok = expected === 'allowed' ? res.status !== 401 && res.status !== 403 : res.status === expected;
+        if (!ok) failures.push(`${op.method} ${path}: expected ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status === 401 || res.status === 403) {
+          if (res.body?.success !== false || typeof res.body?.message !== 'string') failures.push(`${op.method} ${path}: ${res.status} body is not an ErrorResponse`);
+        }
+      }
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it('refuses malformed Authorization headers with 401 and never echoes the token', async () => {
+    const token = await h.adminToken();
+    for (const header of [`Basic ${token}`, 'Bearer', `Bearer ${token} extra`, 'Bearer not.a.jwt']) {
+      const res = await fetch(`${h.baseUrl}/v2/models`, { headers: { Authorization: header } });
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect(JSON.parse(text).success).toBe(false);
+      expect(text).not.toContain(token.slice(20, 60));
+    }
+  });
+
+  it('names the missing permission in the 403', async () => {
+    const res = await h.api('POST', '/v2/models', { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']), body: {} });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toContain('write_models');
+  });
+
+  it('lets manage_domains act on services (it includes manage_services)', async () => {
+    const res = await h.api('PUT', `/v2/clients/${TENANT}/domains/x/service/y/new_status`, { token: await h.idp.machine(PLATFORM_CLIENT, ['manage_domains']), body: { status: 'failed' } });
+    expect(res.status).toBe(404);
+  });
+
+  it('hides jobs of other tenants behind a 404 and shows a tenant its own', async () => {
+    const modelId = `matrix-model-${Date.now()}`;
+    await h.api('PUT', `/v2/clients/${TENANT}`, { body: {} });
+    const created = await h.api('POST', '/v2/models', { body: { id: modelId, name: 'm', description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } } } });
+    expect(created.status).toBe(201);
+    await h.api('PUT', `/v2/models/${modelId}/versions/1/new_status`, { body: { status: 'active' } });
+    const direct = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: { input: {} } });
+    const [own] = await h.knex('model_jobs').insert({ job_id: `${direct.body.job_id}-a`, model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', client_id: TENANT }).returning('job_id');
+    const tenantToken = await h.idp.machine(TENANT_CLIENT, ['read_models']);
+    expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${own.job_id}`, { token: tenantToken })).status).toBe(200);
+    expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: tenantToken })).status).toBe(404);
+    expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']) })).status).toBe(404);
+    expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']) })).status).toBe(200);
+  });
+
+  it('narrows the client list to the tenants the caller may see', async () => {
+    await h.api('PUT', `/v2/clients/${TENANT}`, { body: {} });
+    await h.api('PUT', `/v2/clients/${OTHER_TENANT}`, { body: {} });
+    const res = await h.api('GET', '/v2/clients?limit=200', { token: await h.idp.machine(TENANT_CLIENT, ['client_read']) });
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((c: any) => c.client_id)).toEqual([TENANT]);
+  });
+});
