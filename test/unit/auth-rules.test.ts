@@ -1,0 +1,88 @@
+import { permissionsFromScopes } from '../../src/auth/permissions';
+import { principalFromClaims } from '../../src/auth/principal';
+import { tenantAccessProblem, globalAccessProblem, canSeeJob, visibleTenants } from '../../src/auth/access';
+import type { AuthConfig } from '../../src/config';
+
+const auth: AuthConfig = {
+  scopePrefix: 'platform/',
+  groupsClaim: 'idp:groups',
+  machineClients: { ops: { access: 'platform', tenants: [] }, acme: { access: 'tenant', tenants: ['acme'] }, batch: { access: 'tenant', tenants: ['acme', 'globex'] } },
+};
+const principal = (claims: Record<string, unknown>) => principalFromClaims(claims, auth)!;
+
+describe('scope → permission mapping', () => {
+  it('maps each scope and lets manage_domains include manage_services', () => {
+    expect([...permissionsFromScopes('platform/manage_domains', 'platform/').permissions].sort()).toEqual(['manage_domains', 'manage_services']);
+    expect([...permissionsFromScopes('platform/read_models platform/complete_job', 'platform/').permissions].sort()).toEqual(['complete_job', 'read_models']);
+  });
+
+  it('grants every permission to admin', () => {
+    const grant = permissionsFromScopes('platform/admin', 'platform/');
+    expect(grant.admin).toBe(true);
+    expect(grant.permissions.size).toBe(9);
+  });
+
+  it('ignores scopes without the prefix and non-string claims', () => {
+    expect(permissionsFromScopes('read_models other/admin', 'platform/').permissions.size).toBe(0);
+    expect(permissionsFromScopes(['platform/admin'], 'platform/').admin).toBe(false);
+  });
+});
+
+describe('principals', () => {
+  it('reads machine tokens and their access class', () => {
+    const p = principal({ client_id: 'acme', scope: 'platform/client_read' });
+    expect(p).toMatchObject({ kind: 'machine', clientId: 'acme', access: { access: 'tenant' } });
+    expect(principal({ client_id: 'stranger' })).toMatchObject({ kind: 'machine', access: undefined });
+  });
+
+  it('gives a human in group admin every permission, others their scopes', () => {
+    expect(principal({ username: 'root', 'idp:groups': ['admin'] }).permissions.size).toBe(9);
+    expect([...principal({ username: 'al', 'idp:groups': ['client:acme'], scope: 'platform/client_read' }).permissions]).toEqual(['client_read']);
+  });
+
+  it('recognises neither without client_id, username or groups', () => {
+    expect(principalFromClaims({ sub: 'x' }, auth)).toBeUndefined();
+  });
+});
+
+describe('tenant access', () => {
+  it('lets platform clients reach every tenant and the global routes', () => {
+    const ops = principal({ client_id: 'ops' });
+    expect(tenantAccessProblem(ops, 'anyone')).toBeUndefined();
+    expect(globalAccessProblem(ops)).toBeUndefined();
+  });
+
+  it('keeps tenant clients to their tenants, their own client_id, and off the global routes', () => {
+    const acme = principal({ client_id: 'acme' });
+    expect(tenantAccessProblem(acme, 'acme')).toBeUndefined();
+    expect(tenantAccessProblem(acme, 'globex')).toContain('no access');
+    expect(globalAccessProblem(acme)).toContain('tenant clients');
+    expect(tenantAccessProblem(principal({ client_id: 'batch' }), 'acme')).toContain('does not match');
+  });
+
+  it('lets the admin scope waive the client_id match but never widen the tenant set', () => {
+    const batchAdmin = principal({ client_id: 'batch', scope: 'platform/admin' });
+    expect(tenantAccessProblem(batchAdmin, 'acme')).toBeUndefined();
+    expect(tenantAccessProblem(batchAdmin, 'initech')).toContain('no access');
+  });
+
+  it('needs group client:{id} for humans who are not admins', () => {
+    expect(tenantAccessProblem(principal({ username: 'al', 'idp:groups': ['client:acme'] }), 'acme')).toBeUndefined();
+    expect(tenantAccessProblem(principal({ username: 'al', 'idp:groups': ['client:acme'] }), 'globex')).toContain('client:globex');
+    expect(tenantAccessProblem(principal({ username: 'root', 'idp:groups': ['admin'] }), 'globex')).toBeUndefined();
+  });
+
+  it('shows jobs of no tenant only to platform clients and admins', () => {
+    expect(canSeeJob(principal({ client_id: 'ops' }), null)).toBe(true);
+    expect(canSeeJob(principal({ client_id: 'acme' }), null)).toBe(false);
+    expect(canSeeJob(principal({ client_id: 'acme' }), 'acme')).toBe(true);
+    expect(canSeeJob(principal({ username: 'al', 'idp:groups': ['client:acme'] }), null)).toBe(false);
+    expect(canSeeJob(principal({ username: 'root', 'idp:groups': ['admin'] }), null)).toBe(true);
+  });
+
+  it('narrows lists of tenants', () => {
+    expect(visibleTenants(principal({ client_id: 'ops' }))).toBeUndefined();
+    expect(visibleTenants(principal({ client_id: 'batch' }))).toEqual(['acme', 'globex']);
+    expect(visibleTenants(principal({ username: 'al', 'idp:groups': ['client:acme', 'staff'] }))).toEqual(['acme']);
+  });
+});
