@@ -65,7 +65,7 @@ export function createActivities(deps: ActivityDeps) {
 
     async triggeredSubscriptions(jobId: string, triggerEvent: string): Promise<string[]> {
       const job = await loadJob(jobId);
-      return (await subs.activeSubscriptions(knex, job.model_id, triggerEvent)).map((s) => s.subscription_id);
+      return (await subs.triggeredSubscriptions(knex, job.model_id, triggerEvent)).map((s) => s.subscription_id);
     },
 
     async fireSubscription(input: FireInput): Promise<{ job_id: string }> {

@@ -43,9 +43,11 @@ export async function setSubscriptionStatus(db: Db, subscriptionId: string, stat
   return row;
 }
 
-export async function activeSubscriptions(db: Db, sourceModelId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
+/** Subscriptions an event reaches: active ones fire; stale ones are reported as failed entries, disabled ones not at all. */
+export async function triggeredSubscriptions(db: Db, sourceModelId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
   return db('event_subscriptions')
-    .where({ source_model_id: sourceModelId, trigger_event: triggerEvent, status: 'active' })
+    .where({ source_model_id: sourceModelId, trigger_event: triggerEvent })
+    .whereIn('status', ['active', 'stale'])
     .orderBy('created_at');
 }
 
