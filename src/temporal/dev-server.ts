@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { Connection } from '@temporalio/client';
 import { projectRoot } from '../paths';
 
 
@@ -92,7 +93,6 @@ function findCli(): string {
 }
 
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const { Connection } = await import('@temporalio/client');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);

@@ -11,7 +11,10 @@ describe('jobs on Temporal', () => {
   let lambda: AwsStandIn;
   let ecs: AwsStandIn;
   beforeAll(async () => {
-    lambda = await AwsStandIn.start(() => ({ status: 202 }));
+    lambda = await AwsStandIn.start((req) =>
+      req.url.includes('missing')
+        ? { status: 404, headers: { 'x-amzn-errortype': 'ResourceNotFoundException' }, body: { Type: 'User', message: 'Function not found' } }
+        : { status: 202 });
     ecs = await AwsStandIn.start(() => ({ status: 200, body: { tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:123456789012:task/c/abc' }], failures: [] } }));
     h = await Harness.start({
       worker: true,
@@ -78,6 +81,18 @@ describe('jobs on Temporal', () => {
     expect(done.body).toEqual({ job_id: jobId, model_id: modelId, model_version: '1', status: 'success', triggered_events: [] });
     await serviceStatus(base, 'svc-l', 'available');
     expect((await jobOf(modelId, jobId)).output).toEqual({ score: 0.9 });
+  });
+
+  it('fails the job at once when Lambda refuses the invoke', async () => {
+    const fn = `missing-${uid('fn')}`;
+    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
+    const { base } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
+    const init = await initService(h, base, 'svc-m', { seats: 2 });
+    await serviceStatus(base, 'svc-m', 'failed');
+    const job = await jobOf(modelId, init.body.job_id);
+    expect(job.status).toBe('failure');
+    expect(job.error.message).toContain('ResourceNotFoundException');
+    expect(lambda.requests.filter((r) => r.url.includes(fn))).toHaveLength(1);
   });
 
   it('runs a container task on ECS with the job in the container environment', async () => {
