@@ -20,6 +20,8 @@ export interface WorkerDeps {
   ecs?: ECSClient;
   /** A prebuilt workflow bundle (tests build one per run); bundled from workflows/ when omitted. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Level of the SDK's own log (worker and activity failures); set once per process. */
+  sdkLogLevel?: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
 let runtimeInstalled = false;
@@ -29,7 +31,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     try {
-      Runtime.install({ logger: new DefaultLogger('WARN') });
+      Runtime.install({ logger: new DefaultLogger(deps.sdkLogLevel ?? 'WARN') });
     } catch {
       // already installed by the host process
     }

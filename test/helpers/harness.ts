@@ -104,6 +104,8 @@ export class Harness {
       config: this.config, knex: this.knex, client: this.temporal, log: pino({ level: 'silent' }),
       inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
       workflowBundle: { codePath: testEnv.workflowBundlePath },
+      // Tests provoke activity failures on purpose; the SDK would log each one.
+      sdkLogLevel: 'ERROR',
     });
     this.worker = worker;
     this.workerConnection = connection;

@@ -43,7 +43,7 @@ describe('tokens from a real OAuth 2.0 authorization server', () => {
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope }),
     });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as { token_type: string; access_token: string };
     expect(body.token_type).toBe('Bearer');
     return body.access_token as string;
   }

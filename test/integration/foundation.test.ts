@@ -64,3 +64,24 @@ describe('foundation: HTTP skeleton, database and Temporal', () => {
     expect(result).toBe('pong foundation (db ok)');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('names an operation id, a permission and resolvable schemas for every path', async () => {
+    const { buildOpenApiDocument } = jest.requireActual('../../src/openapi/document');
+    const doc = buildOpenApiDocument();
+    const refs = new Set<string>();
+    JSON.stringify(doc, (key, value) => {
+      if (key === '$ref') refs.add(value);
+      return value;
+    });
+    for (const ref of refs) expect(Object.keys(doc.components.schemas)).toContain(ref.replace('#/components/schemas/', ''));
+    for (const item of Object.values(doc.paths) as any[]) {
+      for (const op of Object.values(item) as any[]) {
+        expect(op.operationId).toEqual(expect.any(String));
+        expect(op['x-permission']).toEqual(expect.any(String));
+      }
+    }
+    expect(doc.components.schemas.ContainerTaskHandler.properties.target.pattern).toBeDefined();
+    expect(doc.components.schemas.InProcessHandler.required).toEqual(['type', 'name']);
+  });
+});

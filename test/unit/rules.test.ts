@@ -40,7 +40,7 @@ describe('status transitions', () => {
 
 describe('subscription staleness', () => {
   const model = (contracts: ModelRow['handler_contracts']) =>
-    ({ handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } }, handler_contracts: contracts }) as ModelRow;
+    ({ handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } }, handler_contracts: contracts }) as unknown as ModelRow;
 
   it('follows handler changes when no contracts are set', () => {
     expect(staleningChange(model(null), { handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'lambda', arn: 'f' } } })).toBe(true);
