@@ -29,10 +29,11 @@ export async function recordOutcome(
     const job = await jobs.findJob(trx, jobId);
     if (!job) throw new Error(`job ${jobId} does not exist`);
     const status: jobs.JobStatus = report ? report.status : 'timed_out';
-    const error = report ? report.error : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
+    const output = report?.output ?? (status === 'success' ? {} : undefined);
+    const error = status === 'success' ? undefined : report ? report.error : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
     const base = { job_id: job.job_id, model_id: job.model_id, model_version: job.model_version, status: report?.status ?? ('failure' as const) };
 
-    const changed = await jobs.finishJob(trx, jobId, status, report?.status === 'success' ? report.output ?? {} : report?.output, report?.status === 'success' ? report.error : error);
+    const changed = await jobs.finishJob(trx, jobId, status, output, error);
     if (!changed) {
       const current = (await jobs.findJob(trx, jobId))!;
       return { status: current.status, triggerEvent: triggerFor(current.job_type, current.status), base };

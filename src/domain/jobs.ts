@@ -85,7 +85,8 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
      */
     async complete(principal: Principal, modelId: string, version: string, jobId: string, report: CompletionReport): Promise<repo.CompletionResult> {
       const job = await visibleJob(principal, modelId, version, jobId);
-      if (repo.TERMINAL_JOB_STATUSES.includes(job.status)) return answerFromRecord(job, report);
+      // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
+      if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
       if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
       try {
         return await deps.temporal.workflow.getHandle(workflowIdFor(jobId)).executeUpdate(completeJobUpdate, { args: [report] });
