@@ -25,7 +25,7 @@ export default async function globalSetup() {
   await migrateLatest(knex);
   await knex.destroy();
 
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer({ headless: true });
+  const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-test-'));
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
   const bundlePath = path.join(tmp, 'workflow-bundle.js');
@@ -35,7 +35,7 @@ export default async function globalSetup() {
   process.env.MOS_TEST_TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? server!.address;
   process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
   (globalThis as any).__MOS__ = { server, adminUrl, dbName };
-  console.log(`\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS}, ready in ${Date.now() - started} ms`);
+  console.log(`\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS} (UI ${server?.uiUrl ?? "n/a"}), ready in ${Date.now() - started} ms`);
 }
 
 const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };

@@ -1,3 +1,6 @@
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig, parseMachineClients, ConfigError } from '../../src/config';
 import { canMoveVersion } from '../../src/domain/version-status';
 import { canMoveService } from '../../src/domain/service-status';
@@ -70,5 +73,13 @@ describe('identifiers and canonical JSON', () => {
 
   it('sorts keys at every depth', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}');
+  });
+});
+
+describe('MACHINE_CLIENTS from a file', () => {
+  it('reads the JSON file a path names', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'mos-')), 'clients.json');
+    writeFileSync(file, JSON.stringify({ acme: { access: 'tenant', tenants: ['acme'] } }));
+    expect(parseMachineClients(file)).toEqual({ acme: { access: 'tenant', tenants: ['acme'] } });
   });
 });
