@@ -7,7 +7,7 @@ import { createLogger } from './logger';
 import { createKnex, migrateLatest } from './db/knex';
 import { connectTemporalClient } from './temporal/connection';
 import { startDevServer, DevServer } from './temporal/dev-server';
-import { createJobLauncher } from './temporal/job-launcher';
+import { jobLauncherFor } from './temporal/job-launcher';
 import { createJobWorker } from './temporal/worker-factory';
 import { startReconciler } from './temporal/reconciler';
 import { createTokenVerifier } from './auth/verifier';
@@ -77,10 +77,7 @@ async function run() {
 
     const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
     cleanups.push(() => temporal.connection.close());
-    const launcher = createJobLauncher({
-      client: temporal, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
-      uiUrl: config.temporal.uiUrl, completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
-    });
+    const launcher = jobLauncherFor(temporal, config);
 
     const { worker, connection } = await createJobWorker({ config, knex, client: temporal, log, inProcess: builtinImplementations });
     const workerRun = worker.run();

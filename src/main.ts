@@ -3,7 +3,7 @@ import { loadConfig, requireProductionSettings } from './config';
 import { createLogger } from './logger';
 import { createKnex } from './db/knex';
 import { connectTemporalClient } from './temporal/connection';
-import { createJobLauncher } from './temporal/job-launcher';
+import { jobLauncherFor } from './temporal/job-launcher';
 import { createTokenVerifier } from './auth/verifier';
 import { createApp } from './app';
 import { builtinImplementations } from '../activities/in-process/registry';
@@ -16,10 +16,7 @@ async function run() {
   const log = createLogger(config.logLevel, 'api');
   const knex = createKnex(config.databaseUrl!);
   const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace);
-  const launcher = createJobLauncher({
-    client: temporal, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
-    uiUrl: config.temporal.uiUrl, completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
-  });
+  const launcher = jobLauncherFor(temporal, config);
   const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl!)), issuer: config.auth.issuer, audience: config.auth.audience });
   const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(builtinImplementations) });
   const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));

@@ -3,7 +3,7 @@ import { createLogger } from './logger';
 import { createKnex } from './db/knex';
 import { connectTemporalClient } from './temporal/connection';
 import { createJobWorker } from './temporal/worker-factory';
-import { createJobLauncher } from './temporal/job-launcher';
+import { jobLauncherFor } from './temporal/job-launcher';
 import { startReconciler } from './temporal/reconciler';
 import { builtinImplementations } from '../activities/in-process/registry';
 
@@ -15,10 +15,7 @@ async function run() {
   const knex = createKnex(config.databaseUrl);
   const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
   const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations });
-  const launcher = createJobLauncher({
-    client, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
-    uiUrl: config.temporal.uiUrl, completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
-  });
+  const launcher = jobLauncherFor(client, config);
   const reconciler = startReconciler({ knex, launcher, log });
   log.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
   try {

@@ -61,15 +61,7 @@ export async function archiveActive(db: Db, scope: Scope, key: string): Promise<
     .update({ status: 'archived', updated_at: db.fn.now() } as any);
 }
 
-export interface NewRevision {
-  assignment_key: string;
-  model_id: string;
-  model_version: string;
-  status: 'active' | 'archived';
-  role: string | null;
-  settings: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-}
+export type NewRevision = Pick<AssignmentRow, 'assignment_key' | 'model_id' | 'model_version' | 'status' | 'role' | 'settings' | 'metadata'>;
 
 export async function insertRevision(db: Db, scope: Scope, r: NewRevision): Promise<AssignmentRow> {
   const [row] = await db('assignments')

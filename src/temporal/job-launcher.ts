@@ -3,6 +3,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
 import type { ModelJobInput } from '../../workflows/definitions';
+import type { Config } from '../config';
 
 export function workflowIdFor(jobId: string): string {
   return `job-${jobId}`;
@@ -68,4 +69,15 @@ export function createJobLauncher(options: {
       return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowIdFor(jobId))}`;
     },
   };
+}
+
+/** The launcher as configured: task queue, namespace, UI link and completion deadline from the config. */
+export function jobLauncherFor(client: Client, config: Config): JobLauncher {
+  return createJobLauncher({
+    client,
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.temporal.namespace,
+    uiUrl: config.temporal.uiUrl,
+    completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
+  });
 }

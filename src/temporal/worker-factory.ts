@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
-import { createJobLauncher } from './job-launcher';
+import { jobLauncherFor } from './job-launcher';
 import type { Config } from '../config';
 
 export interface WorkerDeps {
@@ -38,10 +38,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   }
   const { config } = deps;
   const connection = await NativeConnection.connect({ address: config.temporal.address! });
-  const launcher = createJobLauncher({
-    client: deps.client, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
-    uiUrl: config.temporal.uiUrl, completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
-  });
+  const launcher = jobLauncherFor(deps.client, config);
   const activities = createActivities({
     knex: deps.knex,
     schemas: new UserSchemaCompiler(),

@@ -11,7 +11,7 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import { loadConfig, Config } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { createApp } from '../../src/app';
-import { createJobLauncher, JobLauncher } from '../../src/temporal/job-launcher';
+import { jobLauncherFor, JobLauncher } from '../../src/temporal/job-launcher';
 import { createTokenVerifier } from '../../src/auth/verifier';
 import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
@@ -79,10 +79,7 @@ export class Harness {
     const knex = createKnex(testEnv.databaseUrl, { max: 5 });
     const connection = await Connection.connect({ address: testEnv.temporalAddress });
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
-    const launcher = createJobLauncher({
-      client: temporal, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
-      uiUrl: config.temporal.uiUrl, completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
-    });
+    const launcher = jobLauncherFor(temporal, config);
     const idp = await TestIdp.create();
     const inProcess = options.inProcess ?? builtinImplementations;
     const remote = options.remoteIdp;
