@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import * as repo from '../db/assignments.repository';
 import * as servicesRepo from '../db/services.repository';
 import { lockDomain, touchDomain, toDomain } from '../db/domains.repository';
-import { newestVersion } from '../db/models.repository';
-import { requireDomain, requireService, requireAssignableVersion, requireModel } from './lookups';
+import { newestVersion, findModel } from '../db/models.repository';
+import { requireDomain, requireService, requireAssignableVersion } from './lookups';
 import type { FeatureRules } from './features';
 import { formatFeatureProblems } from './features';
 import { freezeIncompatibilities } from './freeze';
@@ -129,10 +129,8 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
 
     /** POST .../model/assign: the default assignment to the model's newest active version; returns the Domain. */
     async assignModel(clientId: string, domainId: string, modelId: string) {
-      const model = await requireModel(knex, modelId).catch(() => {
-        throw new UnprocessableError(`model ${modelId} does not exist`);
-      });
-      const version = await newestVersion(knex, model.id, 'active');
+      if (!(await findModel(knex, modelId))) throw new UnprocessableError(`model ${modelId} does not exist`);
+      const version = await newestVersion(knex, modelId, 'active');
       if (!version) throw new UnprocessableError(`model ${modelId} has no active version`);
       await upsertDomain(clientId, domainId, DEFAULT_ASSIGNMENT_KEY, { model_id: modelId, model_version: version.version });
       const domain = await requireDomain(knex, clientId, domainId);

@@ -12,6 +12,7 @@ import { canSeeJob } from '../auth/access';
 import type { PageRequest } from '../db/pagination';
 import { mapPage } from '../db/pagination';
 import { uuidv7 } from '../ids';
+import { requireClient } from './lookups';
 import { ConflictError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 
@@ -77,6 +78,11 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
 
     async list(filter: repo.JobFilter, page: PageRequest) {
       return mapPage(await repo.listJobs(knex, filter, page), present);
+    },
+
+    async listForClient(clientId: string, filter: Omit<repo.JobFilter, 'client_id'>, page: PageRequest) {
+      await requireClient(knex, clientId);
+      return mapPage(await repo.listJobs(knex, { ...filter, client_id: clientId }, page), present);
     },
 
     /**

@@ -8,7 +8,7 @@ import { formatFeatureProblems } from './features';
 import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import type { PageRequest } from '../db/pagination';
-import type { DomainRow } from '../db/domains.repository';
+import { shareLockDomain, DomainRow } from '../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
@@ -50,7 +50,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       assertClientActive(await requireClient(knex, clientId));
       const domain = await requireDomain(knex, clientId, domainId);
       const { job } = await knex.transaction(async (trx) => {
-        await trx('domains').where({ domain_uuid: domain.domain_uuid }).forShare().first();
+        await shareLockDomain(trx, domain.domain_uuid);
         const { assignment, version } = await governingVersion(trx, domain);
         const resolved = resolveOrThrow(version.features, body.static_features, `${version.model_id}@${version.version}`);
         const { row } = await repo.upsertService(trx, domain.domain_uuid, body.service_id, {
@@ -86,7 +86,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
       const { service, staged } = await knex.transaction(async (trx) => {
-        await trx('domains').where({ domain_uuid: domain.domain_uuid }).forShare().first();
+        await shareLockDomain(trx, domain.domain_uuid);
         const current = await requireService(trx, domain, serviceId, true);
         if (current.status === 'not_found') throw new UnprocessableError(`service ${serviceId} is not_found; initialize it again`);
         const { assignment, version } = await governingVersion(trx, domain);

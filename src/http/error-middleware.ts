@@ -40,7 +40,7 @@ export function errorMiddleware() {
       }
       const status = clientStatus(err);
       if (status) {
-        ctx.status = status === 415 ? 400 : status;
+        ctx.status = status;
         ctx.body = { success: false, message: (err as Error).message };
         return;
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { InvalidInputError } from '../errors';
 
 /** A request id (taken from X-Request-Id when sane), a child logger, and one access log line per request. */
 export function requestContext(log: Logger) {
@@ -27,7 +28,7 @@ export function requireJsonBody() {
   return async (ctx: Context, next: Next) => {
     const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || Boolean(ctx.get('Transfer-Encoding'));
     if (hasBody && !ctx.is('application/json')) {
-      ctx.throw(415, 'request body must be JSON with Content-Type: application/json');
+      throw new InvalidInputError('request body must be JSON with Content-Type: application/json');
     }
     return next();
   };

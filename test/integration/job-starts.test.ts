@@ -84,6 +84,7 @@ describe('starting jobs: training, direct inference, assignments, lists', () => 
     expect((await h.api('GET', `/v2/clients/${clientId}/jobs?service_id=a`)).body.items.map((j: any) => j.job_id)).toEqual([a.body.job_id]);
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs?status=success&limit=1`)).body).toMatchObject({ items: [{ job_id: b.body.job_id }], next_cursor: expect.any(String) });
     expect((await h.api('GET', `/v2/clients/${clientId}/jobs?status=done`)).status).toBe(400);
+    expect((await h.api('GET', `/v2/clients/${uid('nobody')}/jobs`)).status).toBe(404);
   });
 
   it('returns the first job for a repeated Idempotency-Key on direct inference', async () => {

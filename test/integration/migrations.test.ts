@@ -1,0 +1,28 @@
+import knexFactory from 'knex';
+import { createKnex, migrateLatest } from '../../src/db/knex';
+import { migrationSource } from '../../migrations';
+import { testEnv } from '../helpers/test-env';
+
+describe('migrations', () => {
+  it('apply, roll back completely, and apply again on an empty database', async () => {
+    const name = `mos_migrations_${process.pid}_${Date.now()}`;
+    const admin = knexFactory({ client: 'pg', connection: testEnv.databaseUrl, pool: { min: 0, max: 1 } });
+    await admin.raw(`CREATE DATABASE ${name}`);
+    const url = new URL(testEnv.databaseUrl);
+    url.pathname = `/${name}`;
+    const knex = createKnex(url.toString());
+    try {
+      expect(await migrateLatest(knex)).toEqual(['20261122000000_initial_schema']);
+      await knex.migrate.rollback({ migrationSource }, true);
+      const { rows } = await knex.raw(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%'`);
+      expect(rows[0].n).toBe(0);
+      expect(await migrateLatest(knex)).toEqual(['20261122000000_initial_schema']);
+      const indexes = await knex.raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'assignments'`);
+      expect(indexes.rows.map((r: any) => r.indexname)).toEqual(expect.arrayContaining(['assignments_one_active_domain_key', 'assignments_one_active_service_key']));
+    } finally {
+      await knex.destroy();
+      await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.destroy();
+    }
+  });
+});
