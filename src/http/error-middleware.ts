@@ -35,7 +35,7 @@ export function errorMiddleware() {
         ctx.body = { success: false, message: err.message };
         if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allowed.join(', '));
         if (ctx.status >= 500) ctx.state.log?.error({ err }, 'request failed');
-        else if (ctx.status === 401 && ctx.state.authFailure) ctx.state.log?.info({ reason: ctx.state.authFailure }, 'token rejected');
+        else if (ctx.status === 401) ctx.state.log?.info({ reason: err.message }, 'token rejected');
         return;
       }
       const status = clientStatus(err);

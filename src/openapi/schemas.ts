@@ -215,7 +215,11 @@ export const schemas: Record<string, object> = {
   ModelEnvelope: {
     type: 'object',
     required: ['model', 'version'],
-    properties: { model: ref('Model'), version: { oneOf: [ref('ModelVersion'), { type: 'null' }] } },
+    properties: {
+      model: ref('Model'),
+      version: { oneOf: [ref('ModelVersion'), { type: 'null' }] },
+      stale_subscriptions: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'On update: the subscriptions this change made stale' },
+    },
   },
   CreateVersionRequest: {
     type: 'object',
