@@ -139,6 +139,7 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('completion_result');
     t.text('idempotency_key');
     t.text('idempotency_owner');
+    t.text('idempotency_fingerprint');
     timestamps(t, knex);
     t.timestamp('started_at', { useTz: true, precision: 3 });
     t.timestamp('completed_at', { useTz: true, precision: 3 });

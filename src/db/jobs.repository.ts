@@ -27,6 +27,8 @@ export interface JobRow {
   completion_result: CompletionResult | null;
   idempotency_key: string | null;
   idempotency_owner: string | null;
+  /** Hash of the request that used the key: the same key with another request is refused. */
+  idempotency_fingerprint: string | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -54,7 +56,7 @@ export interface CompletionResult {
 }
 
 export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job_type' | 'trigger'> &
-  Partial<Pick<JobRow, 'assignment_id' | 'client_id' | 'domain_uuid' | 'service_uuid' | 'source_job_id' | 'subscription_id' | 'cascade_depth' | 'input' | 'metadata' | 'idempotency_key' | 'idempotency_owner'>>;
+  Partial<Pick<JobRow, 'assignment_id' | 'client_id' | 'domain_uuid' | 'service_uuid' | 'source_job_id' | 'subscription_id' | 'cascade_depth' | 'input' | 'metadata' | 'idempotency_key' | 'idempotency_owner' | 'idempotency_fingerprint'>>;
 
 export function toJob(row: JobView, temporalUrl: (jobId: string) => string | null) {
   return {
@@ -106,6 +108,10 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobRow; cre
     ? await db('model_jobs').where({ idempotency_owner: job.idempotency_owner, idempotency_key: job.idempotency_key }).first()
     : await db('model_jobs').where({ source_job_id: job.source_job_id, subscription_id: job.subscription_id }).first();
   return { row: existing!, created: false };
+}
+
+export async function findByIdempotencyKey(db: Db, owner: string, key: string): Promise<JobView | undefined> {
+  return jobViews(db).where({ 'model_jobs.idempotency_owner': owner, 'model_jobs.idempotency_key': key }).first();
 }
 
 export async function findJob(db: Db, jobId: string): Promise<JobView | undefined> {

@@ -21,12 +21,14 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
     const model = await requireModel(knex, assignment.model_id);
     const input = body.input ?? {};
     jobs.assertInputFits(model.handler_contracts, 'inference', input);
-    const { job } = await jobs.stage(knex, {
-      model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'assignment',
-      assignment_id: assignment.assignment_id, client_id: where.clientId, domain_uuid: where.domainUuid, service_uuid: where.serviceUuid ?? null,
-      input, metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
-    }, ctx);
-    return jobs.launch(job);
+    return jobs.once(ctx, async () => {
+      const job = await jobs.stage(knex, {
+        model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'assignment',
+        assignment_id: assignment.assignment_id, client_id: where.clientId, domain_uuid: where.domainUuid, service_uuid: where.serviceUuid ?? null,
+        input, metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
+      }, ctx);
+      return jobs.launch(job);
+    });
   }
 
   /** The first scope's active assignment under the key; 422 when only archived revisions exist, 404 when none. */
@@ -47,18 +49,18 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       const model = await requireModel(knex, modelId);
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'training', input);
-      const { job, created } = await knex.transaction(async (trx) => {
-        const current = await models.lockVersion(trx, modelId, version);
-        if (!current) await requireVersion(trx, modelId, version);
-        const staged = await jobs.stage(trx, { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata }, ctx);
-        if (!staged.created) return staged;
-        if (!TRAINABLE_STATUSES.includes(current!.status)) {
-          throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
-        }
-        await models.setVersionStatus(trx, modelId, version, 'training');
-        return staged;
+      return jobs.once(ctx, async () => {
+        const job = await knex.transaction(async (trx) => {
+          const current = await models.lockVersion(trx, modelId, version);
+          if (!current) await requireVersion(trx, modelId, version);
+          if (!TRAINABLE_STATUSES.includes(current!.status)) {
+            throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
+          }
+          await models.setVersionStatus(trx, modelId, version, 'training');
+          return jobs.stage(trx, { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata }, ctx);
+        });
+        return jobs.launch(job);
       });
-      return { ...(await jobs.launch(job)), created };
     },
 
     async infer(modelId: string, version: string, body: StartBody, ctx: JobRequestContext) {
@@ -67,8 +69,8 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       if (row.status !== 'active') throw new UnprocessableError(`version ${version} is ${row.status}; inference needs an active version`);
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'inference', input);
-      const { job } = await jobs.stage(knex, { model_id: modelId, model_version: version, job_type: 'inference', trigger: 'direct', input, metadata: body.metadata }, ctx);
-      return jobs.launch(job);
+      return jobs.once(ctx, async () =>
+        jobs.launch(await jobs.stage(knex, { model_id: modelId, model_version: version, job_type: 'inference', trigger: 'direct', input, metadata: body.metadata }, ctx)));
     },
 
     async runDomainAssignment(clientId: string, domainId: string, key: string, body: StartBody, ctx: JobRequestContext) {

@@ -20,7 +20,22 @@ export interface JobRequestContext {
   principal: Principal;
   /** Optional Idempotency-Key header: a repeated key from the same caller returns the first job. */
   idempotencyKey?: string;
+  /** Hash of the operation's path parameters and body. */
+  fingerprint?: string;
   operation: string;
+}
+
+export interface JobAccepted {
+  job_id: string;
+  job_url: string | null;
+  service_id?: string;
+}
+
+/** Raised inside a transaction when the Idempotency-Key already started a job, so the caller's writes roll back. */
+class IdempotentReplay extends Error {
+  constructor(readonly job: repo.JobView) {
+    super('idempotent replay');
+  }
 }
 
 export function createJobsService(deps: { knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger }) {
@@ -43,19 +58,49 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
     return job.completion_result;
   }
 
+  const owner = (ctx: JobRequestContext) => `${ctx.principal.subject}:${ctx.operation}`;
+
+  function replay(job: repo.JobView, ctx: JobRequestContext): JobAccepted {
+    if (job.idempotency_fingerprint !== (ctx.fingerprint ?? null)) {
+      throw new UnprocessableError('Idempotency-Key was already used for a different request');
+    }
+    return { ...(job.service_id ? { service_id: job.service_id } : {}), job_id: job.job_id, job_url: launcher.uiUrl(job.job_id) };
+  }
+
   return {
+    /**
+     * Runs a job-starting operation once per Idempotency-Key: a repeat returns the first job and changes
+     * nothing (the repeat's own transaction rolls back); the same key with another request is a 422.
+     */
+    async once<T extends JobAccepted>(ctx: JobRequestContext, start: () => Promise<T>): Promise<T | JobAccepted> {
+      if (ctx.idempotencyKey) {
+        const existing = await repo.findByIdempotencyKey(knex, owner(ctx), ctx.idempotencyKey);
+        if (existing) return replay(existing, ctx);
+      }
+      try {
+        return await start();
+      } catch (err) {
+        if (err instanceof IdempotentReplay) return replay(err.job, ctx);
+        throw err;
+      }
+    },
+
     /** Stages a job row inside the caller's transaction; launch it after commit. */
-    async stage(db: Db, job: Omit<repo.NewJob, 'job_id'>, ctx?: JobRequestContext): Promise<{ job: repo.JobView; created: boolean }> {
-      const idem = ctx?.idempotencyKey ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: `${ctx.principal.subject}:${ctx.operation}` } : {};
+    async stage(db: Db, job: Omit<repo.NewJob, 'job_id'>, ctx?: JobRequestContext): Promise<repo.JobView> {
+      const idem = ctx?.idempotencyKey
+        ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
+        : {};
       const { row, created } = await repo.insertJob(db, { ...job, ...idem, job_id: uuidv7() });
-      return { job: (await repo.findJob(db, row.job_id))!, created };
+      const view = (await repo.findJob(db, row.job_id))!;
+      if (!created) throw new IdempotentReplay(view);
+      return view;
     },
 
     /**
      * Starts the workflow of a committed job. A failure leaves the row `pending`; the worker's reconciler
      * starts it later, so the caller still gets its job id.
      */
-    async launch(job: repo.JobView): Promise<{ job_id: string; job_url: string | null }> {
+    async launch(job: repo.JobView): Promise<JobAccepted> {
       try {
         await launcher.launch(job);
       } catch (err) {

@@ -41,31 +41,38 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     };
   }
 
+  type InitBody = { service_id: string; departure_datetime: string; static_features: FeatureValues };
+
+  /** Writes the service and its inference job in the caller's transaction. */
+  async function stageInit(trx: Knex.Transaction, domain: DomainRow, body: InitBody, ctx: JobRequestContext) {
+    await shareLockDomain(trx, domain.domain_uuid);
+    const { assignment, version } = await governingVersion(trx, domain);
+    const resolved = resolveOrThrow(version.features, body.static_features, `${version.model_id}@${version.version}`);
+    const { row } = await repo.upsertService(trx, domain.domain_uuid, body.service_id, {
+      status: 'in_progress',
+      departure_datetime: body.departure_datetime,
+      provided_features: body.static_features,
+      resolved_features: resolved,
+    });
+    return jobs.stage(trx, {
+      model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_init',
+      assignment_id: assignment.assignment_id, client_id: domain.client_id, domain_uuid: domain.domain_uuid, service_uuid: row.service_uuid,
+      input: inferenceInput(domain, row),
+    }, ctx);
+  }
+
   return {
     /**
      * Validates static_features against the default assignment's freeze, stores provided and resolved features,
      * and starts inference. Init of an existing service_id re-initializes it with a new job.
      */
-    async init(clientId: string, domainId: string, body: { service_id: string; departure_datetime: string; static_features: FeatureValues }, ctx: JobRequestContext) {
+    async init(clientId: string, domainId: string, body: InitBody, ctx: JobRequestContext) {
       assertClientActive(await requireClient(knex, clientId));
       const domain = await requireDomain(knex, clientId, domainId);
-      const { job } = await knex.transaction(async (trx) => {
-        await shareLockDomain(trx, domain.domain_uuid);
-        const { assignment, version } = await governingVersion(trx, domain);
-        const resolved = resolveOrThrow(version.features, body.static_features, `${version.model_id}@${version.version}`);
-        const { row } = await repo.upsertService(trx, domain.domain_uuid, body.service_id, {
-          status: 'in_progress',
-          departure_datetime: body.departure_datetime,
-          provided_features: body.static_features,
-          resolved_features: resolved,
-        });
-        return jobs.stage(trx, {
-          model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_init',
-          assignment_id: assignment.assignment_id, client_id: clientId, domain_uuid: domain.domain_uuid, service_uuid: row.service_uuid,
-          input: inferenceInput(domain, row),
-        }, ctx);
+      return jobs.once(ctx, async () => {
+        const job = await knex.transaction((trx) => stageInit(trx, domain, body, ctx));
+        return { service_id: body.service_id, ...(await jobs.launch(job)) };
       });
-      return { service_id: body.service_id, ...(await jobs.launch(job)) };
     },
 
     async get(clientId: string, domainId: string, serviceId: string) {
@@ -82,7 +89,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
      * static_features replaces provided_features; features are re-resolved with the current freeze and
      * inference re-runs only when resolved_features change. A departure-only change runs nothing.
      */
-    async update(clientId: string, domainId: string, serviceId: string, body: { departure_datetime?: string; static_features?: FeatureValues }, ctx: JobRequestContext) {
+    async update(clientId: string, domainId: string, serviceId: string, body: { departure_datetime?: string; static_features?: FeatureValues }) {
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
       const { service, staged } = await knex.transaction(async (trx) => {
@@ -105,11 +112,11 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
               model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_update',
               assignment_id: assignment.assignment_id, client_id: clientId, domain_uuid: domain.domain_uuid, service_uuid: updated.service_uuid,
               input: inferenceInput(domain, updated),
-            }, ctx)
+            })
           : undefined;
         return { service: updated, staged };
       });
-      const launched = staged ? await jobs.launch(staged.job) : undefined;
+      const launched = staged ? await jobs.launch(staged) : undefined;
       return { ...repo.toService(service, domainId), ...(launched ? { job_id: launched.job_id } : {}) };
     },
 

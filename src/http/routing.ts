@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import { canonicalJson } from '../domain/json-schemas';
 import Router from '@koa/router';
 import { operation, koaPath, OPERATIONS, Operation } from '../openapi/operations';
 import type { RequestValidator } from './request-validator';
@@ -62,7 +64,8 @@ export function page(r: RouteContext) {
 export function jobContext(r: RouteContext, opId: string): JobRequestContext {
   const key = r.ctx.get('Idempotency-Key') || undefined;
   if (key && (key.length > 200 || !/^[\x21-\x7e]+$/.test(key))) throw new InvalidInputError('Idempotency-Key must be 1-200 visible ASCII characters');
-  return { principal: r.ctx.state.principal, idempotencyKey: key, operation: opId };
+  const fingerprint = key ? createHash('sha256').update(canonicalJson({ params: r.params, body: r.body ?? null })).digest('hex') : undefined;
+  return { principal: r.ctx.state.principal, idempotencyKey: key, fingerprint, operation: opId };
 }
 
 const matchers = OPERATIONS.map((op) => ({ op, regex: new RegExp(`^${koaPath(op.path).replace(/:[a-z_]+/g, '[^/]+')}/?$`) }));

@@ -4,10 +4,7 @@ import type { JobsService } from '../domain/jobs';
 import type { createJobStarts } from '../domain/job-starts';
 
 export function registerJobRoutes(route: Register, jobs: JobsService, starts: ReturnType<typeof createJobStarts>) {
-  route('startTraining', async (r) => {
-    const { created, ...accepted } = await starts.train(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startTraining'));
-    return accepted;
-  });
+  route('startTraining', async (r) => starts.train(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startTraining')));
 
   route('startInference', async (r) => starts.infer(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startInference')));
 

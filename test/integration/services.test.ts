@@ -65,12 +65,36 @@ describe('services', () => {
       expect((await h.api('GET', `${base}/service/again`)).body.provided_features).toEqual({ seats: 2 });
     });
 
-    it('returns the first job for a repeated Idempotency-Key', async () => {
+    it('returns the first job for a repeated Idempotency-Key and changes nothing', async () => {
       const { base } = await setup();
       const body = { service_id: 'idem', departure_datetime: '2030-01-01T00:00:00Z', static_features: { seats: 1 } };
-      const first = await h.api('POST', `${base}/service/init`, { body, headers: { 'Idempotency-Key': 'init-1' } });
-      const again = await h.api('POST', `${base}/service/init`, { body, headers: { 'Idempotency-Key': 'init-1' } });
-      expect(again.body.job_id).toBe(first.body.job_id);
+      const headers = { 'Idempotency-Key': 'init-1' };
+      const first = await h.api('POST', `${base}/service/init`, { body, headers });
+      await h.api('PUT', `${base}/service/idem/new_status`, { body: { status: 'available' } });
+      const again = await h.api('POST', `${base}/service/init`, { body, headers });
+      expect(again.status).toBe(202);
+      expect(again.body).toEqual(first.body);
+      expect((await h.api('GET', `${base}/service/idem`)).body.status).toBe('available');
+    });
+
+    it('refuses an Idempotency-Key reused for a different request with 422', async () => {
+      const { base } = await setup();
+      const headers = { 'Idempotency-Key': 'init-2' };
+      const body = { service_id: 'idem', departure_datetime: '2030-01-01T00:00:00Z', static_features: { seats: 1 } };
+      expect((await h.api('POST', `${base}/service/init`, { body, headers })).status).toBe(202);
+      const other = await h.api('POST', `${base}/service/init`, { body: { ...body, static_features: { seats: 2 } }, headers });
+      expect(other.status).toBe(422);
+      expect(other.body.message).toContain('Idempotency-Key');
+      expect((await h.api('GET', `${base}/service/idem`)).body.provided_features).toEqual({ seats: 1 });
+    });
+
+    it('lets concurrent inits with one Idempotency-Key start exactly one job', async () => {
+      const { base, clientId } = await setup();
+      const body = { service_id: 'race', departure_datetime: '2030-01-01T00:00:00Z', static_features: { seats: 3 } };
+      const results = await Promise.all(Array.from({ length: 6 }, () => h.api('POST', `${base}/service/init`, { body, headers: { 'Idempotency-Key': 'race-1' } })));
+      expect(results.map((r) => r.status)).toEqual(Array(6).fill(202));
+      expect(new Set(results.map((r) => r.body.job_id)).size).toBe(1);
+      expect((await h.api('GET', `/v2/clients/${clientId}/jobs`)).body.items).toHaveLength(1);
     });
 
     it('refuses init for a suspended client', async () => {
