@@ -1,0 +1,10 @@
+import { commonSchemas } from './common';
+import { tenantSchemas } from './tenants';
+import { modelSchemas } from './models';
+import { assignmentSchemas } from './assignments';
+import { jobSchemas } from './jobs';
+
+export { IDENTIFIER_PATTERN } from './common';
+
+/** Component schemas of the OpenAPI document: the single source for request validation and the docs. */
+export const schemas: Record<string, object> = { ...commonSchemas, ...tenantSchemas, ...modelSchemas, ...assignmentSchemas, ...jobSchemas };
