@@ -55,7 +55,8 @@ export async function paginate<Row extends { created_at: Date }>(
   const key = `${table}.${tiebreak}`;
   if (page.cursor) {
     const [at, id] = decodeCursor(page.cursor);
-    query.whereRaw(`(??, ??) < (?::timestamptz, ?)`, [created, key, at, id]);
+    // Compared as text, so a forged id cannot make Postgres reject the cast; lowercase uuid text sorts like the uuid.
+    query.whereRaw(`(??, ??::text) < (?::timestamptz, ?)`, [created, key, at, id]);
   }
   const rows: Row[] = await query.orderBy([{ column: created, order: 'desc' }, { column: key, order: 'desc' }]).limit(page.limit + 1);
   const items = rows.slice(0, page.limit);

@@ -69,6 +69,10 @@ describe('clients, domains and feature definitions', () => {
       expect(positions).toEqual([...positions].sort((a, b) => b - a));
       expect((await h.api('GET', '/v2/clients?limit=0')).status).toBe(400);
       expect((await h.api('GET', '/v2/clients?cursor=garbage')).status).toBe(400);
+      const forged = Buffer.from(JSON.stringify(['2030-01-01T00:00:00.000Z', 'not-a-uuid'])).toString('base64url');
+      const id = ids[0];
+      await h.api('POST', `/v2/clients/${id}/domains`, { body: {} });
+      expect((await h.api('GET', `/v2/clients/${id}/domains?cursor=${forged}`)).status).toBe(200);
     });
   });
 
