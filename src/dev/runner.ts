@@ -1,0 +1,150 @@
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { WorkerOptions } from '@temporalio/worker';
+import { createRemoteJWKSet } from 'jose';
+import { loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { createKnex, migrateLatest } from '../db/knex';
+import { connectTemporalClient } from '../temporal/connection';
+import { startDevServer } from '../temporal/dev-server';
+import { jobLauncherFor } from '../temporal/job-launcher';
+import { createJobWorker } from '../temporal/worker-factory';
+import { startReconciler } from '../temporal/reconciler';
+import { createTokenVerifier } from '../auth/verifier';
+import { createApp } from '../app';
+import { builtinImplementations } from '../../activities/in-process/registry';
+import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev-auth';
+
+export interface DevRunnerOptions {
+  env: Record<string, string | undefined>;
+  root: string;
+  /** Where embedded Postgres, the Temporal SQLite file and the dev key live. */
+  dataDir: string;
+  /** Preferred ports of the dev server; free ones are taken when these are busy. */
+  temporalPorts?: { grpc: number; ui: number };
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export interface DevRunner {
+  apiUrl: string;
+  temporalAddress: string;
+  temporalUiUrl?: string;
+  /** Printed by npm start when the dev key is in use. */
+  adminToken?: string;
+  /** What this runner started itself, for the log and the tests. */
+  started: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole service on one machine. Starts embedded Postgres when DATABASE_URL is unset, the Temporal dev
+ * server (with its Web UI) when TEMPORAL_ADDRESS is unset, and a dev signing key when AUTH_JWKS_URL is unset;
+ * then migrates and runs the API and the worker in this process. `stop` undoes all of it, newest first.
+ */
+export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunner> {
+  const config = loadConfig(options.env);
+  const log = createLogger(config.logLevel, 'dev');
+  const cleanups: (() => Promise<void>)[] = [];
+  const started: string[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err) => log.warn({ err }, 'cleanup failed'));
+  };
+
+  try {
+    if (!config.databaseUrl) {
+      const pg = await startEmbeddedPostgres(options.root, options.dataDir);
+      cleanups.push(() => stopChild(pg.child));
+      config.databaseUrl = pg.url;
+      started.push('postgres');
+    }
+
+    if (!config.temporal.address) {
+      const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh')], { stdio: 'inherit' });
+      if (setup.status !== 0) throw new Error('the Temporal CLI is not available (see the message above)');
+      const ports = options.temporalPorts ?? { grpc: 7233, ui: 8233 };
+      const server = await startDevServer({ dbFile: path.join(options.dataDir, 'temporal', 'temporal.db'), port: ports.grpc, uiPort: ports.ui });
+      cleanups.push(() => server.stop());
+      config.temporal.address = server.address;
+      config.temporal.uiUrl ??= server.uiUrl ?? undefined;
+      started.push('temporal');
+    }
+
+    let adminToken: string | undefined;
+    if (!config.auth.jwksUrl) {
+      const { privateKey, publicJwk } = await loadDevKey(options.dataDir);
+      const jwks = await serveJwks(publicJwk);
+      cleanups.push(() => new Promise((r) => jwks.server.close(() => r())));
+      config.auth.jwksUrl = jwks.url;
+      config.auth.issuer = DEV_ISSUER;
+      config.auth.machineClients[DEV_PLATFORM_CLIENT] ??= { access: 'platform', tenants: [] };
+      adminToken = await mintDevToken(privateKey, publicJwk.kid, {
+        sub: DEV_PLATFORM_CLIENT, client_id: DEV_PLATFORM_CLIENT, scope: `${config.auth.scopePrefix}admin`,
+      });
+      started.push('dev-auth');
+    }
+
+    const knex = createKnex(config.databaseUrl);
+    cleanups.push(() => knex.destroy());
+    await migrateLatest(knex);
+
+    const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
+    cleanups.push(() => temporal.connection.close());
+    const launcher = jobLauncherFor(temporal, config);
+
+    const { worker, connection } = await createJobWorker({
+      config, knex, client: temporal, log, inProcess: builtinImplementations, workflowBundle: options.workflowBundle,
+    });
+    const workerRun = worker.run();
+    cleanups.push(async () => {
+      // The SDK drains the worker by itself on SIGINT/SIGTERM.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun;
+      await connection.close();
+    });
+    const reconciler = startReconciler({ knex, launcher, log });
+    cleanups.push(async () => reconciler.stop());
+
+    const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl)), issuer: config.auth.issuer, audience: config.auth.audience });
+    const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(builtinImplementations) });
+    const server: Server = app.listen(config.port);
+    await new Promise((r) => server.once('listening', r));
+    cleanups.push(() => new Promise((r) => server.close(() => r())));
+
+    return {
+      apiUrl: `http://localhost:${(server.address() as { port: number }).port}`,
+      temporalAddress: config.temporal.address,
+      temporalUiUrl: config.temporal.uiUrl,
+      adminToken,
+      started,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function startEmbeddedPostgres(root: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), '--dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /DATABASE_URL=(\S+)/.exec(chunk.toString());
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`embedded Postgres exited with code ${code}`)));
+  });
+  return { url, child };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,66 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startDevRunner } from '../../src/dev/runner';
+import { freePort } from '../../src/temporal/dev-server';
+import { testEnv } from '../helpers/test-env';
+
+const root = path.resolve(__dirname, '../..');
+const bundle = () => ({ codePath: testEnv.workflowBundlePath });
+
+async function get(url: string, token?: string) {
+  const res = await fetch(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text() };
+}
+
+describe('npm start (the dev runner)', () => {
+  it('starts embedded Postgres, the Temporal dev server with its UI and a dev key, keeps data across restarts, and stops them all', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-dev-'));
+    chmodSync(tmp, 0o755); // like a project checkout: other users (the postgres user, when run as root) may enter it
+    const dataDir = path.join(tmp, 'data');
+    const ports = { grpc: await freePort(), ui: await freePort() };
+    const env = { PORT: '0', LOG_LEVEL: 'silent' };
+    try {
+      const first = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
+      try {
+        expect(first.started).toEqual(['postgres', 'temporal', 'dev-auth']);
+        expect(await get(`${first.apiUrl}/v2/health`)).toEqual({ status: 200, body: { status: 'ok', database: 'ok', temporal: 'ok' } });
+        expect((await get(first.temporalUiUrl!)).status).toBe(200);
+        const created = await fetch(`${first.apiUrl}/v2/clients/persisted`, { method: 'PUT', headers: { Authorization: `Bearer ${first.adminToken}`, 'Content-Type': 'application/json' }, body: '{"name":"kept"}' });
+        expect(created.status).toBe(201);
+      } finally {
+        await first.stop();
+      }
+      await expect(fetch(`${first.apiUrl}/v2/health`)).rejects.toThrow();
+
+      const second = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
+      try {
+        const kept = await get(`${second.apiUrl}/v2/clients/persisted`, second.adminToken);
+        expect(kept.body).toMatchObject({ client_id: 'persisted', name: 'kept' });
+        // The same dev key signs both runs, so a token from the first run still works.
+        expect((await get(`${second.apiUrl}/v2/clients/persisted`, first.adminToken)).status).toBe(200);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120000);
+
+  it('uses the given Postgres, Temporal and identity provider and starts nothing else', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'mos-dev-'));
+    const runner = await startDevRunner({
+      env: { PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testEnv.databaseUrl, TEMPORAL_ADDRESS: testEnv.temporalAddress, AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json', AUTH_ISSUER: 'https://idp.example/', TEMPORAL_TASK_QUEUE: 'dev-runner-test' },
+      root, dataDir, workflowBundle: bundle(),
+    });
+    try {
+      expect(runner.started).toEqual([]);
+      expect(runner.adminToken).toBeUndefined();
+      expect(runner.temporalAddress).toBe(testEnv.temporalAddress);
+      expect((await get(`${runner.apiUrl}/v2/health`)).status).toBe(200);
+    } finally {
+      await runner.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
