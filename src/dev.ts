@@ -2,6 +2,7 @@ import path from 'node:path';
 import { startDevRunner } from './dev/runner';
 import { DEV_PLATFORM_CLIENT } from './dev/dev-auth';
 import { projectRoot } from './paths';
+import { loadConfig } from './config';
 
 /** `npm start`: see src/dev/runner.ts. Prints where everything is, and stops all of it on Ctrl-C. */
 async function run() {
@@ -18,7 +19,7 @@ async function run() {
   process.on('SIGTERM', onSignal);
 
   const api = runner.apiUrl;
-  const prefix = process.env.AUTH_SCOPE_PREFIX ?? 'platform/';
+  const prefix = loadConfig(process.env).auth.scopePrefix;
   console.log(`
   Model Orchestration Service is running
     API          ${api}/v2/health

@@ -105,7 +105,7 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobRow; cre
     : await insert.returning('*');
   if (rows[0]) return { row: rows[0], created: true };
   const existing = job.idempotency_key
-    ? await db('model_jobs').where({ idempotency_owner: job.idempotency_owner, idempotency_key: job.idempotency_key }).first()
+    ? await findByIdempotencyKey(db, job.idempotency_owner!, job.idempotency_key)
     : await db('model_jobs').where({ source_job_id: job.source_job_id, subscription_id: job.subscription_id }).first();
   return { row: existing!, created: false };
 }

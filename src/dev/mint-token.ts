@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDevKey, mintDevToken, DEV_PLATFORM_CLIENT } from './dev-auth';
 import { projectRoot } from '../paths';
+import { loadConfig } from '../config';
 
 /**
  * `npm run token -- [--client-id ID] [--scope "admin read_models"] [--user NAME --groups "client:acme"] [--ttl 12h]`
@@ -13,10 +14,10 @@ async function run() {
       'client-id': { type: 'string' }, scope: { type: 'string' }, user: { type: 'string' }, groups: { type: 'string' }, ttl: { type: 'string', default: '12h' },
     },
   });
-  const prefix = process.env.AUTH_SCOPE_PREFIX ?? 'platform/';
+  const { scopePrefix: prefix, groupsClaim } = loadConfig().auth;
   const scope = (values.scope ?? (values.user ? '' : 'admin')).split(/[ ,]+/).filter(Boolean).map((s) => (s.startsWith(prefix) ? s : prefix + s)).join(' ');
   const claims: Record<string, unknown> = values.user
-    ? { sub: values.user, username: values.user, [process.env.AUTH_GROUPS_CLAIM ?? 'idp:groups']: (values.groups ?? '').split(/[ ,]+/).filter(Boolean) }
+    ? { sub: values.user, username: values.user, [groupsClaim]: (values.groups ?? '').split(/[ ,]+/).filter(Boolean) }
     : { sub: values['client-id'] ?? DEV_PLATFORM_CLIENT, client_id: values['client-id'] ?? DEV_PLATFORM_CLIENT };
   if (scope) claims.scope = scope;
   const { privateKey, publicJwk } = await loadDevKey(path.join(projectRoot(), '.data'));

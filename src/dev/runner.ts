@@ -1,4 +1,4 @@
-import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -14,6 +14,7 @@ import { startReconciler } from '../temporal/reconciler';
 import { createTokenVerifier } from '../auth/verifier';
 import { createApp } from '../app';
 import { builtinImplementations } from '../../activities/in-process/registry';
+import { startEmbeddedPostgres } from './embedded-postgres';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev-auth';
 
 export interface DevRunnerOptions {
@@ -53,8 +54,8 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
 
   try {
     if (!config.databaseUrl) {
-      const pg = await startEmbeddedPostgres(options.root, options.dataDir);
-      cleanups.push(() => stopChild(pg.child));
+      const pg = await startEmbeddedPostgres(options.root, ['--dir', options.dataDir]);
+      cleanups.push(() => pg.stop());
       config.databaseUrl = pg.url;
       started.push('postgres');
     }
@@ -123,28 +124,4 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     await stop();
     throw err;
   }
-}
-
-async function startEmbeddedPostgres(root: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), '--dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const match = /DATABASE_URL=(\S+)/.exec(chunk.toString());
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`embedded Postgres exited with code ${code}`)));
-  });
-  return { url, child };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }

@@ -1,10 +1,10 @@
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import knexFactory from 'knex';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../src/temporal/dev-server';
+import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres';
 import { createKnex, migrateLatest } from '../../src/db/knex';
 
 /**
@@ -14,7 +14,7 @@ import { createKnex, migrateLatest } from '../../src/db/knex';
  */
 export default async function globalSetup() {
   const started = Date.now();
-  const adminUrl = (await reachable(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')) ?? (await startEmbeddedPostgres());
+  const adminUrl = (await reachable(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')) ?? (await embeddedPostgres());
   const dbName = `mos_test_${process.pid}_${Date.now()}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   await admin.raw(`CREATE DATABASE ${dbName}`);
@@ -52,15 +52,9 @@ async function reachable(connection: string): Promise<string | undefined> {
   }
 }
 
-/** embedded-postgres is ESM-only; a child process runs it and prints its URL. */
-async function startEmbeddedPostgres(): Promise<string> {
-  const child = spawn(process.execPath, [path.resolve(__dirname, '../../scripts/embedded-postgres.mjs'), '--ephemeral'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  (globalThis as any).__MOS_PG__ = child;
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const match = /DATABASE_URL=(\S+)/.exec(chunk.toString());
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`embedded postgres exited with ${code}`)));
-  });
+/** When no Postgres answers: an ephemeral embedded one, stopped by global-teardown. */
+async function embeddedPostgres(): Promise<string> {
+  const pg = await startEmbeddedPostgres(path.resolve(__dirname, '../..'), ['--ephemeral']);
+  (globalThis as any).__MOS_PG__ = pg;
+  return pg.url;
 }

@@ -10,5 +10,5 @@ export default async function globalTeardown() {
   } finally {
     await admin.destroy();
   }
-  (globalThis as any).__MOS_PG__?.kill('SIGTERM');
+  await (globalThis as any).__MOS_PG__?.stop();
 }
