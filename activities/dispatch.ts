@@ -66,6 +66,8 @@ async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'con
       taskDefinition,
       count: 1,
       startedBy: `job-${payload.job_id}`.slice(0, 36),
+      // ECS runs one task per client token, so a dispatch retried after a lost answer starts no second task.
+      clientToken: payload.job_id,
       ...(launch.launch_type ? { launchType: launch.launch_type as any } : {}),
       ...(launch.subnets?.length
         ? { networkConfiguration: { awsvpcConfiguration: { subnets: launch.subnets, securityGroups: launch.security_groups, assignPublicIp: launch.assign_public_ip ? 'ENABLED' : 'DISABLED' } } }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ApplicationFailure, log as activityLog } from '@temporalio/activity';
+import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
 import * as jobs from '../src/db/jobs.repository';
 import * as models from '../src/db/models.repository';
 import * as subs from '../src/db/subscriptions.repository';
@@ -9,7 +9,7 @@ import { fireSubscription, CascadeRejected, FireInput } from '../src/domain/casc
 import type { UserSchemaCompiler } from '../src/domain/json-schemas';
 import type { JobLauncher } from '../src/temporal/job-launcher';
 import { dispatch, DispatchClients, DispatchResult, Handler } from './dispatch';
-import type { CompletionReport, CompletionResult } from '../workflows/definitions';
+import type { CompletionReport, CompletionResult, StartClaim } from '../workflows/definitions';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -37,9 +37,24 @@ export function createActivities(deps: ActivityDeps) {
       return `pong ${name} (db ${rows[0].ok === 1 ? 'ok' : 'unexpected'})`;
     },
 
-    async startJob(jobId: string): Promise<void> {
-      await loadJob(jobId);
-      await jobs.markRunning(knex, jobId);
+    /**
+     * Claims the job for this workflow run. A run that does not own the job (another run of the same id claimed
+     * it) gets the job's recorded answer and must do nothing else.
+     */
+    async startJob(jobId: string): Promise<StartClaim> {
+      const job = await loadJob(jobId);
+      const runId = Context.current().info.workflowExecution?.runId;
+      if (!runId) throw ApplicationFailure.create({ message: 'startJob runs only inside a job workflow', nonRetryable: true });
+      if (await jobs.claimForRun(knex, jobId, runId)) return { owned: true };
+      activityLog.warn('job already claimed by another workflow run; this run does nothing', { jobId, owner: job.workflow_run_id });
+      const current = (await jobs.findJob(knex, jobId))!;
+      return {
+        owned: false,
+        result: current.completion_result ?? {
+          job_id: jobId, model_id: current.model_id, model_version: current.model_version,
+          status: current.status === 'success' ? 'success' : 'failure', triggered_events: [],
+        },
+      };
     },
 
     async dispatchJob(jobId: string): Promise<DispatchResult> {

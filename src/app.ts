@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
   const router = new Router();
   const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth });
   registerDocsRoutes(router, buildOpenApiDocument());
-  registerHealthRoutes(route, { knex, temporal: deps.temporal });
+  registerHealthRoutes(route, { knex, temporal: deps.temporal, launcher: deps.launcher });
   registerClientRoutes(route, createClientsService(knex));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);

@@ -1,7 +1,12 @@
 import { loadConfig, ConfigError } from './config';
 import { createKnex, migrateLatest } from './db/knex';
+import { connectTemporalClient } from './temporal/connection';
+import { ensureSearchAttributes } from './temporal/search-attributes';
 
-/** `npm run migrate`: applies pending migrations to DATABASE_URL. */
+/**
+ * `npm run migrate`: applies pending migrations to DATABASE_URL and, when TEMPORAL_ADDRESS is set, registers
+ * the job search attributes in the namespace (the worker does the same at start).
+ */
 async function run() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
@@ -11,6 +16,15 @@ async function run() {
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
   } finally {
     await knex.destroy();
+  }
+  if (config.temporal.address) {
+    const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
+    try {
+      const { registered } = await ensureSearchAttributes(client.connection, config.temporal.namespace);
+      console.log(registered.length ? `registered search attributes: ${registered.join(', ')}` : 'search attributes already registered');
+    } finally {
+      await client.connection.close();
+    }
   }
 }
 

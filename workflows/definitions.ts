@@ -10,6 +10,9 @@ export interface CompletionReport {
   error?: Record<string, unknown>;
 }
 
+/** Whether this workflow run owns its job; a run that does not returns the recorded answer and does nothing. */
+export type StartClaim = { owned: true } | { owned: false; result: CompletionResult };
+
 export interface ModelJobInput {
   jobId: string;
   /** Seconds the workflow waits for the completion report after dispatch. */

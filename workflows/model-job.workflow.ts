@@ -5,16 +5,18 @@ import type { Activities } from '../activities';
 import { completeJobUpdate, jobStateQuery, CompletionReport, CompletionResult, ModelJobInput, COMPLETION_CONFLICT, TriggeredEvent } from './definitions';
 import { JOB_STATUS } from './search-attributes';
 
+// Timeouts fit the work, so a task lost with a dead worker is retried within seconds, not minutes:
+// database steps and one AWS call (a Lambda `Event` invoke, an ECS RunTask) answer well under a second.
 const db = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
 const dispatcher = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 const cascades = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
@@ -55,7 +57,14 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
     },
   );
 
-  await db.startJob(jobId);
+  // Histories recorded before the claim existed carry no result here: those runs own their job.
+  const claim = await db.startJob(jobId);
+  if (claim && !claim.owned) {
+    result = claim.result;
+    phase = 'done';
+    await condition(allHandlersFinished);
+    return claim.result;
+  }
   upsertSearchAttributes([{ key: JOB_STATUS, value: 'running' }]);
 
   try {

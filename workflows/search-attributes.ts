@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
-/** Custom search attributes every job workflow carries; the dev server registers them at start (see src/temporal/dev-server.ts). */
-export const JOB_ID = defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD);
+/** Custom search attributes every job workflow carries; the worker and `npm run migrate` register them (src/temporal/search-attributes.ts).
+ * Eight of the namespace's ten Keyword slots under SQL visibility; the job id is in the workflow id instead. */
 export const MODEL_ID = defineSearchAttributeKey('ModelId', SearchAttributeType.KEYWORD);
 export const MODEL_VERSION = defineSearchAttributeKey('ModelVersion', SearchAttributeType.KEYWORD);
 export const JOB_TYPE = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
@@ -11,4 +11,4 @@ export const DOMAIN_ID = defineSearchAttributeKey('DomainId', SearchAttributeTyp
 export const SERVICE_ID = defineSearchAttributeKey('ServiceId', SearchAttributeType.KEYWORD);
 export const JOB_STATUS = defineSearchAttributeKey('JobStatus', SearchAttributeType.KEYWORD);
 
-export const JOB_SEARCH_ATTRIBUTES = [JOB_ID, MODEL_ID, MODEL_VERSION, JOB_TYPE, JOB_TRIGGER, CLIENT_ID, DOMAIN_ID, SERVICE_ID, JOB_STATUS];
+export const JOB_SEARCH_ATTRIBUTES = [MODEL_ID, MODEL_VERSION, JOB_TYPE, JOB_TRIGGER, CLIENT_ID, DOMAIN_ID, SERVICE_ID, JOB_STATUS];

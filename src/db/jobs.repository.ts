@@ -25,6 +25,7 @@ export interface JobRow {
   error: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
   completion_result: CompletionResult | null;
+  workflow_run_id: string | null;
   idempotency_key: string | null;
   idempotency_owner: string | null;
   /** Hash of the request that used the key: the same key with another request is refused. */
@@ -118,8 +119,16 @@ export async function findJob(db: Db, jobId: string): Promise<JobView | undefine
   return jobViews(db).where('model_jobs.job_id', jobId).first();
 }
 
-export async function markRunning(db: Db, jobId: string): Promise<void> {
-  await db('model_jobs').where({ job_id: jobId, status: 'pending' }).update({ status: 'running', started_at: db.fn.now(), updated_at: db.fn.now() });
+/**
+ * Claims a pending job for one workflow run and marks it running. True when `runId` owns the job (now, or from
+ * an earlier attempt of the same activity); false when another run claimed it or it is no longer pending.
+ */
+export async function claimForRun(db: Db, jobId: string, runId: string): Promise<boolean> {
+  const claimed = await db('model_jobs')
+    .where({ job_id: jobId })
+    .andWhere((q) => q.where('status', 'pending').orWhere('workflow_run_id', runId))
+    .update({ status: db.raw(`case when status = 'pending' then 'running' else status end`), workflow_run_id: runId, started_at: db.raw('coalesce(started_at, now())'), updated_at: db.fn.now() });
+  return claimed > 0;
 }
 
 /** Records the outcome once; returns false when the job had already finished. */

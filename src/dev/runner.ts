@@ -8,6 +8,7 @@ import { createLogger } from '../logger';
 import { createKnex, migrateLatest } from '../db/knex';
 import { connectTemporalClient } from '../temporal/connection';
 import { startDevServer } from '../temporal/dev-server';
+import { startTemporalServer } from '../temporal/server';
 import { jobLauncherFor } from '../temporal/job-launcher';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
@@ -61,14 +62,20 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     }
 
     if (!config.temporal.address) {
-      const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh')], { stdio: 'inherit' });
-      if (setup.status !== 0) throw new Error('the Temporal CLI is not available (see the message above)');
+      const mode = options.env.TEMPORAL_MODE || 'dev';
+      if (mode !== 'dev' && mode !== 'server') throw new Error(`TEMPORAL_MODE must be dev or server, not ${mode}`);
+      const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh'), mode === 'dev' ? 'cli' : 'server'], { stdio: 'inherit' });
+      if (setup.status !== 0) throw new Error('the Temporal binaries are not available (see the message above)');
       const ports = options.temporalPorts ?? { grpc: 7233, ui: 8233 };
-      const server = await startDevServer({ dbFile: path.join(options.dataDir, 'temporal', 'temporal.db'), port: ports.grpc, uiPort: ports.ui });
+      // `server`: the production-shaped server, keeping its state in two databases beside the service's own.
+      const server =
+        mode === 'dev'
+          ? await startDevServer({ dbFile: path.join(options.dataDir, 'temporal', 'temporal.db'), port: ports.grpc, uiPort: ports.ui })
+          : await startTemporalServer({ postgresUrl: config.databaseUrl, workDir: path.join(options.dataDir, 'temporal-server'), port: ports.grpc, uiPort: ports.ui });
       cleanups.push(() => server.stop());
       config.temporal.address = server.address;
       config.temporal.uiUrl ??= server.uiUrl ?? undefined;
-      started.push('temporal');
+      started.push(mode === 'dev' ? 'temporal' : 'temporal-server');
     }
 
     let adminToken: string | undefined;

@@ -4,7 +4,8 @@ import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import * as repo from '../db/jobs.repository';
 import type { JobLauncher } from '../temporal/job-launcher';
-import { workflowIdFor } from '../temporal/job-launcher';
+import { workflowIdFor, WorkflowStartRefused } from '../temporal/job-launcher';
+import { recordOutcome } from './job-outcomes';
 import { completeJobUpdate, COMPLETION_CONFLICT, CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
@@ -85,8 +86,13 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
       }
     },
 
-    /** Stages a job row inside the caller's transaction; launch it after commit. */
+    /**
+     * Stages a job row inside the caller's transaction; launch it after commit. Refuses (503, so the caller's
+     * transaction rolls back) while Temporal could not start the job: a 202 promises the job will run.
+     */
     async stage(db: Db, job: Omit<repo.NewJob, 'job_id'>, ctx?: JobRequestContext): Promise<repo.JobView> {
+      const ready = await launcher.readiness();
+      if (!ready.ok) throw new UnavailableError(`jobs cannot start now: ${ready.reason}`);
       const idem = ctx?.idempotencyKey
         ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
         : {};
@@ -97,13 +103,19 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
     },
 
     /**
-     * Starts the workflow of a committed job. A failure leaves the row `pending`; the worker's reconciler
-     * starts it later, so the caller still gets its job id.
+     * Starts the workflow of a committed job. A transient failure leaves the row `pending` and the worker's
+     * reconciler starts it later, so the caller still gets its job id. A start Temporal refuses for good marks
+     * the job failed (visibly, with the reason) and answers 503.
      */
     async launch(job: repo.JobView): Promise<JobAccepted> {
       try {
         await launcher.launch(job);
       } catch (err) {
+        if (err instanceof WorkflowStartRefused) {
+          await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error: { message: err.message, reason: 'start_refused' } });
+          log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
+          throw new UnavailableError(`job ${job.job_id} could not start and is marked failed: ${err.message}`, { cause: err });
+        }
         log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
       }
       return { job_id: job.job_id, job_url: launcher.uiUrl(job.job_id) };

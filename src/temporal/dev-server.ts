@@ -2,8 +2,6 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
-import { TypedSearchAttributes } from '@temporalio/common';
 import { Connection } from '@temporalio/client';
 import { projectRoot } from '../paths';
 
@@ -46,7 +44,10 @@ export interface DevServerOptions {
   onOutput?: (line: string) => void;
 }
 
-/** Starts `temporal server start-dev` with the job search attributes registered; resolves once it listens. */
+/**
+ * Starts `temporal server start-dev`; resolves once it listens. It registers no search attributes: the service
+ * does that itself (src/temporal/search-attributes.ts), as it must on any server.
+ */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const binary = options.binary ?? process.env.TEMPORAL_CLI ?? findCli();
   const port = await freePort(options.port);
@@ -57,9 +58,6 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
-  }
-  for (const key of JOB_SEARCH_ATTRIBUTES) {
-    args.push('--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);
   }
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => options.onOutput?.(l));

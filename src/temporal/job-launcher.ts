@@ -1,17 +1,21 @@
 import { Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
 import type { ModelJobInput } from '../../workflows/definitions';
 import type { Config } from '../config';
+import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 
 export function workflowIdFor(jobId: string): string {
   return `job-${jobId}`;
 }
 
+/**
+ * The search attributes a job workflow starts with. The job id earns no slot of its own: it is in the workflow
+ * id (`WorkflowId = "job-<id>"`), and SQL visibility has only 10 Keyword slots per namespace (docs/temporal.md).
+ */
 export function jobSearchAttributes(job: JobView, status: string): SearchAttributePair[] {
   const pairs: SearchAttributePair[] = [
-    { key: sa.JOB_ID, value: job.job_id },
     { key: sa.MODEL_ID, value: job.model_id },
     { key: sa.MODEL_VERSION, value: job.model_version },
     { key: sa.JOB_TYPE, value: job.job_type },
@@ -29,9 +33,35 @@ function summary(job: JobView): string {
   return `${job.job_type} of ${job.model_id}@${job.model_version}${where} (${job.trigger})`;
 }
 
+// gRPC codes a workflow start can fail with that no retry fixes: a bad request (e.g. an undefined search
+// attribute), a missing namespace, a refused permission, a failed precondition.
+const PERMANENT_START_CODES = new Set([3, 5, 7, 9]);
+
+function grpcCode(err: unknown): number | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'number') return e.code;
+  }
+  return undefined;
+}
+
+/** A start that retrying cannot fix; the job is marked failed instead of waiting for the reconciler. */
+export class WorkflowStartRefused extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'WorkflowStartRefused';
+  }
+}
+
+export type Readiness = { ok: true } | { ok: false; reason: string };
+
 export interface JobLauncher {
-  /** Starts the job's workflow; starting one that already exists is a no-op, so callers may retry freely. */
-  launch(job: JobView): Promise<void>;
+  /**
+   * Starts the job's workflow exactly once: a second start, while the first run is open or after it closed,
+   * is a no-op ('existing'). Throws WorkflowStartRefused for errors no retry fixes; others are transient.
+   */
+  launch(job: JobView): Promise<'started' | 'existing'>;
+  /** Whether a job could start now: Temporal answers and the namespace defines the job search attributes. */
+  readiness(): Promise<Readiness>;
   /** Link to the job in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
   uiUrl(jobId: string): string | null;
 }
@@ -42,14 +72,35 @@ export function createJobLauncher(options: {
   namespace: string;
   uiUrl?: string;
   completionDeadlineSeconds: number;
+  /** How long a good readiness answer is reused; a bad one is checked again after `retryMs`. */
+  readinessTtlMs?: number;
+  readinessRetryMs?: number;
 }): JobLauncher {
   const { client, taskQueue, namespace, uiUrl, completionDeadlineSeconds } = options;
+  const ttl = options.readinessTtlMs ?? 60_000;
+  const retry = options.readinessRetryMs ?? 2_000;
+  let cached: { at: number; value: Readiness } | undefined;
+  let inflight: Promise<Readiness> | undefined;
+
+  async function check(): Promise<Readiness> {
+    try {
+      const missing = await missingSearchAttributes(client.connection, namespace);
+      if (missing.length === 0) return { ok: true };
+      return { ok: false, reason: new SearchAttributesMissingError(namespace, missing, 'the worker registers them at start').message };
+    } catch (err) {
+      return { ok: false, reason: `Temporal is unavailable: ${(err as Error).message}` };
+    }
+  }
+
   return {
     async launch(job) {
       const input: ModelJobInput = { jobId: job.job_id, completionDeadlineSeconds };
       try {
         await client.workflow.start('modelJobWorkflow', {
           workflowId: workflowIdFor(job.job_id),
+          // One run per job, ever: a closed run is not started again, an open one is not joined or replaced.
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
           taskQueue,
           args: [input],
           typedSearchAttributes: jobSearchAttributes(job, 'pending'),
@@ -60,9 +111,26 @@ export function createJobLauncher(options: {
           staticSummary: summary(job),
           staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
         });
+        return 'started';
       } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existing';
+        const code = grpcCode(err);
+        if (code !== undefined && PERMANENT_START_CODES.has(code)) {
+          cached = undefined;
+          throw new WorkflowStartRefused(`Temporal refused to start the job's workflow: ${(err as Error).message}`, { cause: err });
+        }
+        throw err;
       }
+    },
+    async readiness() {
+      const now = Date.now();
+      if (cached && now - cached.at < (cached.value.ok ? ttl : retry)) return cached.value;
+      inflight ??= check().then((value) => {
+        cached = { at: Date.now(), value };
+        inflight = undefined;
+        return value;
+      });
+      return inflight;
     },
     uiUrl(jobId) {
       if (!uiUrl) return null;

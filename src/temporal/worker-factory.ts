@@ -8,6 +8,7 @@ import { createActivities } from '../../activities';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import { jobLauncherFor } from './job-launcher';
+import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
 
 export interface WorkerDeps {
@@ -38,6 +39,14 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   }
   const { config } = deps;
   const connection = await NativeConnection.connect({ address: config.temporal.address! });
+  // Workflows write these attributes; starting them in a namespace without them fails every job.
+  try {
+    const { registered } = await ensureSearchAttributes(connection, config.temporal.namespace);
+    if (registered.length) deps.log.info({ namespace: config.temporal.namespace, registered }, 'registered the job search attributes');
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
   const launcher = jobLauncherFor(deps.client, config);
   const activities = createActivities({
     knex: deps.knex,

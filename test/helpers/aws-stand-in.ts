@@ -8,20 +8,23 @@ export interface RecordedRequest {
   body: string;
 }
 
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+
 /** A local HTTP server standing in for an AWS endpoint: records each request and answers as told. */
 export class AwsStandIn {
   readonly requests: RecordedRequest[] = [];
   private constructor(private readonly server: Server, readonly url: string) {}
 
-  static async start(answer: (req: RecordedRequest) => { status: number; body?: unknown; headers?: Record<string, string> }): Promise<AwsStandIn> {
+  /** `answer` may return a promise: a stand-in that holds its answer plays a call in flight. */
+  static async start(answer: (req: RecordedRequest) => Answer | Promise<Answer>): Promise<AwsStandIn> {
     let standIn: AwsStandIn;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
+      req.on('end', async () => {
         const recorded = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
         standIn.requests.push(recorded);
-        const { status, body, headers } = answer(recorded);
+        const { status, body, headers } = await answer(recorded);
         res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
         res.end(body === undefined ? '' : JSON.stringify(body));
       });
@@ -32,6 +35,7 @@ export class AwsStandIn {
   }
 
   stop(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((r) => this.server.close(() => r()));
   }
 }

@@ -4,13 +4,18 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../src/temporal/dev-server';
+import { startTemporalServer, TemporalServer } from '../../src/temporal/server';
+import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
+import { Connection } from '@temporalio/client';
 import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres';
 import { createKnex, migrateLatest } from '../../src/db/knex';
 
 /**
- * One fresh database and one Temporal dev server for the whole run. TEST_DATABASE_URL names an admin
+ * One fresh database and one Temporal server for the whole run. TEST_DATABASE_URL names an admin
  * connection (default: the local Postgres); when none answers, embedded-postgres is started instead.
- * TEMPORAL_ADDRESS, when set, names a server to use instead of starting one.
+ * TEST_TEMPORAL=server runs the production-shaped server (Postgres persistence, SQL visibility) instead of
+ * the dev server; TEMPORAL_ADDRESS, when set, names a server to use instead of starting one.
+ * Either way the job search attributes are registered the way `npm run migrate` does it.
  */
 export default async function globalSetup() {
   const started = Date.now();
@@ -25,17 +30,30 @@ export default async function globalSetup() {
   await migrateLatest(knex);
   await knex.destroy();
 
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await startDevServer();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-test-'));
+  const server = process.env.TEMPORAL_ADDRESS ? undefined : await startTemporal(adminUrl, `mos_temporal_${process.pid}_${Date.now()}`, tmp);
+  const address = process.env.TEMPORAL_ADDRESS ?? server!.address;
+  const connection = await Connection.connect({ address });
+  await ensureSearchAttributes(connection, 'default');
+  await connection.close();
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
   const bundlePath = path.join(tmp, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
 
   process.env.MOS_TEST_DATABASE_URL = url.toString();
-  process.env.MOS_TEST_TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? server!.address;
+  process.env.MOS_TEST_TEMPORAL_ADDRESS = address;
   process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
   (globalThis as any).__MOS__ = { server, adminUrl, dbName };
   console.log(`\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS} (UI ${server?.uiUrl ?? "n/a"}), ready in ${Date.now() - started} ms`);
+}
+
+async function startTemporal(adminUrl: string, databasePrefix: string, workDir: string) {
+  const mode = process.env.TEST_TEMPORAL ?? 'dev';
+  if (mode === 'dev') return startDevServer();
+  if (mode !== 'server') throw new Error(`TEST_TEMPORAL must be dev or server, not ${mode}`);
+  const server: TemporalServer = await startTemporalServer({ postgresUrl: adminUrl, databasePrefix, workDir, headless: true });
+  (globalThis as any).__MOS_TEMPORAL_DBS__ = server.databases;
+  return server;
 }
 
 const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };

@@ -7,6 +7,8 @@ export default async function globalTeardown() {
   const admin = knexFactory({ client: 'pg', connection: state.adminUrl, pool: { min: 0, max: 1 } });
   try {
     await admin.raw(`DROP DATABASE IF EXISTS ${state.dbName} WITH (FORCE)`);
+    const temporalDbs = (globalThis as any).__MOS_TEMPORAL_DBS__;
+    for (const db of temporalDbs ? [temporalDbs.main, temporalDbs.visibility] : []) await admin.raw(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
   } finally {
     await admin.destroy();
   }

@@ -24,7 +24,7 @@ describe('npm start (the dev runner)', () => {
       const first = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
       try {
         expect(first.started).toEqual(['postgres', 'temporal', 'dev-auth']);
-        expect(await get(`${first.apiUrl}/v2/health`)).toEqual({ status: 200, body: { status: 'ok', database: 'ok', temporal: 'ok' } });
+        expect(await get(`${first.apiUrl}/v2/health`)).toEqual({ status: 200, body: { status: 'ok', database: 'ok', temporal: 'ok', job_starts: 'ok' } });
         expect((await get(first.temporalUiUrl!)).status).toBe(200);
         const created = await fetch(`${first.apiUrl}/v2/clients/persisted`, { method: 'PUT', headers: { Authorization: `Bearer ${first.adminToken}`, 'Content-Type': 'application/json' }, body: '{"name":"kept"}' });
         expect(created.status).toBe(201);

@@ -14,7 +14,7 @@ describe('foundation: HTTP skeleton, database and Temporal', () => {
   it('answers health without a token when database and Temporal answer', async () => {
     const res = await h.api('GET', '/v2/health', { token: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', database: 'ok', temporal: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', database: 'ok', temporal: 'ok', job_starts: 'ok' });
   });
 
   it('serves the OpenAPI 3.1 document and the docs page publicly', async () => {

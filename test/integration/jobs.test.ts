@@ -102,7 +102,7 @@ describe('jobs on Temporal', () => {
     const request = await eventually(async () => ecs.requests.find((r) => r.body.includes(init.body.job_id)), 20000, 'the RunTask call');
     expect(request.headers['x-amz-target']).toBe('AmazonEC2ContainerServiceV20141113.RunTask');
     const body = JSON.parse(request.body);
-    expect(body).toMatchObject({ cluster: 'ml-cluster', taskDefinition: 'scorer', launchType: 'FARGATE', networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-1'] } } });
+    expect(body).toMatchObject({ cluster: 'ml-cluster', taskDefinition: 'scorer', clientToken: init.body.job_id, launchType: 'FARGATE', networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-1'] } } });
     const env = body.overrides.containerOverrides[0];
     expect(env.name).toBe('scorer');
     expect(JSON.parse(env.environment.find((e: any) => e.name === 'MOS_JOB').value)).toMatchObject({ job_id: init.body.job_id, model_id: modelId });
@@ -180,7 +180,7 @@ describe('jobs on Temporal', () => {
     await serviceStatus(base, 'svc-s', 'available');
     const found = await eventually(async () => {
       const list = [];
-      for await (const wf of h.temporal.workflow.list({ query: `JobId = "${init.body.job_id}" AND ModelId = "${modelId}" AND ClientId = "${clientId}"` })) list.push(wf);
+      for await (const wf of h.temporal.workflow.list({ query: `WorkflowId = "job-${init.body.job_id}" AND ModelId = "${modelId}" AND ClientId = "${clientId}"` })) list.push(wf);
       return list.length === 1 && list[0];
     }, 15000, 'the workflow in visibility');
     expect(found.workflowId).toBe(`job-${init.body.job_id}`);

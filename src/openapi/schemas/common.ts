@@ -31,7 +31,12 @@ export const commonSchemas: Record<string, object> = {
   },
   Health: {
     type: 'object',
-    properties: { status: { enum: ['ok', 'degraded'] }, database: { type: 'string' }, temporal: { type: 'string' } },
+    properties: {
+      status: { enum: ['ok', 'degraded'] },
+      database: { type: 'string' },
+      temporal: { type: 'string' },
+      job_starts: { type: 'string', description: '`ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes)' },
+    },
   },
   Page: {
     type: 'object',

@@ -1,0 +1,231 @@
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import knexFactory from 'knex';
+import Long from 'long';
+import { projectRoot } from '../paths';
+import { freePort } from './dev-server';
+
+/**
+ * The production-shaped Temporal server, run here from binaries built with `npm run setup:temporal -- server`:
+ * temporal-server (frontend, history, matching and worker services in one process, 4 history shards) with
+ * Postgres persistence and SQL visibility, its schema set up by temporal-sql-tool, and the Web UI server.
+ */
+export interface TemporalServer {
+  address: string;
+  uiUrl: string | null;
+  /** The two Postgres databases the server keeps its state in. */
+  databases: { main: string; visibility: string };
+  stop(): Promise<void>;
+}
+
+export interface TemporalServerOptions {
+  /** Admin connection to the Postgres that holds Temporal's databases (they are created when missing). */
+  postgresUrl: string;
+  /** Prefix of the two database names: `<prefix>` and `<prefix>_visibility`. */
+  databasePrefix?: string;
+  /** Where the rendered configuration lives. */
+  workDir: string;
+  namespace?: string;
+  port?: number;
+  uiPort?: number;
+  headless?: boolean;
+  historyShards?: number;
+  onOutput?: (line: string) => void;
+}
+
+function binary(name: string): string {
+  const found = path.join(projectRoot(), '.tools/bin', name);
+  if (!existsSync(found)) throw new Error(`${name} not found: run \`npm run setup:temporal -- server\` (builds the server, its sql tool and the UI server once)`);
+  return found;
+}
+
+/** Creates the database when missing and brings its schema to the version the sql tool embeds. */
+async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
+  const admin = knexFactory({ client: 'pg', connection: pg.toString(), pool: { min: 0, max: 1 } });
+  try {
+    const { rows } = await admin.raw('select 1 from pg_database where datname = ?', [database]);
+    if (rows.length === 0) await admin.raw(`create database "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await admin.destroy();
+  }
+  const target = new URL(pg.toString());
+  target.pathname = `/${database}`;
+  const db = knexFactory({ client: 'pg', connection: target.toString(), pool: { min: 0, max: 1 } });
+  let versioned: boolean;
+  try {
+    versioned = (await db.raw(`select to_regclass('public.schema_version') is not null as present`)).rows[0].present;
+  } finally {
+    await db.destroy();
+  }
+  const base = ['--ep', pg.hostname, '-p', pg.port || '5432', '-u', decodeURIComponent(pg.username || 'postgres'), '--pl', 'postgres12', '--db', database];
+  if (pg.password) base.push('--pw', decodeURIComponent(pg.password));
+  const run = (args: string[]) => {
+    const result = spawnSync(binary('temporal-sql-tool'), [...base, ...args], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`temporal-sql-tool ${args.join(' ')} failed on ${database}: ${result.stderr || result.stdout}`);
+  };
+  if (!versioned) run(['setup-schema', '-v', '0.0']);
+  run(['update-schema', '--schema-name', schemaName]);
+}
+
+function serverConfig(o: { pg: URL; main: string; visibility: string; shards: number; ports: Record<string, number> }): string {
+  const store = (database: string, maxConns: number) => `
+      sql:
+        pluginName: "postgres12"
+        databaseName: "${database}"
+        connectAddr: "${o.pg.hostname}:${o.pg.port || '5432'}"
+        connectProtocol: "tcp"
+        user: "${decodeURIComponent(o.pg.username || 'postgres')}"
+        password: "${decodeURIComponent(o.pg.password)}"
+        maxConns: ${maxConns}
+        maxIdleConns: ${maxConns}
+        maxConnLifetime: "1h"`;
+  const service = (name: string) => `
+  ${name}:
+    rpc:
+      grpcPort: ${o.ports[`${name}Grpc`]}
+      membershipPort: ${o.ports[`${name}Membership`]}
+      bindOnIP: "127.0.0.1"${name === 'frontend' ? `\n      httpPort: ${o.ports.frontendHttp}` : ''}`;
+  return `log:
+  stdout: true
+  level: warn
+  format: json
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: ${o.shards}
+  datastores:
+    default:${store(o.main, 20)}
+    visibility:${store(o.visibility, 10)}
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+services:${['frontend', 'history', 'matching', 'worker'].map(service).join('')}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "127.0.0.1:${o.ports.frontendGrpc}"
+dcRedirectionPolicy:
+  policy: "noop"
+`;
+}
+
+function spawnLogged(file: string, args: string[], onOutput?: (line: string) => void): { child: ChildProcess; exited: Promise<void> } {
+  const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => onOutput?.(l));
+  child.stdout!.on('data', forward);
+  child.stderr!.on('data', forward);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, exited };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Waits until the frontend answers and the namespace exists, registering it on first start. */
+async function ensureNamespace(address: string, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        try {
+          await connection.workflowService.describeNamespace({ namespace });
+        } catch {
+          await connection.workflowService
+            .registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(3 * 24 * 3600) } })
+            .catch((err: { code?: number }) => {
+              if (err.code !== 6) throw err; // ALREADY_EXISTS: another process registered it
+            });
+        }
+        // The frontend serves a namespace once its registry has loaded it (a couple of seconds after registering).
+        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`temporal-server did not serve namespace ${namespace} within ${timeoutMs} ms: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+export async function startTemporalServer(options: TemporalServerOptions): Promise<TemporalServer> {
+  const pg = new URL(options.postgresUrl);
+  const main = options.databasePrefix ?? 'temporal';
+  const visibility = `${main}_visibility`;
+  const namespace = options.namespace ?? 'default';
+  await prepareDatabase(pg, main, 'postgresql/v12/temporal');
+  await prepareDatabase(pg, visibility, 'postgresql/v12/visibility');
+
+  const ports: Record<string, number> = { frontendGrpc: await freePort(options.port) };
+  for (const name of ['frontendHttp', 'frontendMembership', 'historyGrpc', 'historyMembership', 'matchingGrpc', 'matchingMembership', 'workerGrpc', 'workerMembership']) {
+    ports[name] = await freePort();
+  }
+  const configDir = path.join(options.workDir, 'config');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(path.join(configDir, 'production.yaml'), serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports }));
+
+  const server = spawnLogged(binary('temporal-server'), ['--root', options.workDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'], options.onOutput);
+  const killOnExit = () => server.child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const address = `127.0.0.1:${ports.frontendGrpc}`;
+  const children = [server];
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    for (const c of children.reverse()) await stopChild(c.child, c.exited);
+  };
+  try {
+    await ensureNamespace(address, namespace, server.child, 90000);
+    let uiUrl: string | null = null;
+    if (!options.headless) {
+      const uiPort = await freePort(options.uiPort);
+      const uiDir = path.join(options.workDir, 'ui');
+      mkdirSync(path.join(uiDir, 'config'), { recursive: true });
+      writeFileSync(
+        path.join(uiDir, 'config', 'production.yaml'),
+        `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\nrefreshInterval: 0s\ncors:\n  allowOrigins: []\n`,
+      );
+      const ui = spawnLogged(binary('temporal-ui-server'), ['--root', uiDir, '--config', 'config', '--env', 'production', 'start'], options.onOutput);
+      children.push(ui);
+      uiUrl = `http://127.0.0.1:${uiPort}`;
+      await waitForHttp(uiUrl, ui.child, 30000);
+    }
+    return { address, uiUrl, databases: { main, visibility }, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`temporal-ui-server exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`temporal-ui-server did not answer at ${url} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
