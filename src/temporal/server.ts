@@ -177,7 +177,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
 
   const ports: Record<string, number> = { frontendGrpc: await freePort(options.port) };
   for (const name of ['frontendHttp', 'frontendMembership', 'historyGrpc', 'historyMembership', 'matchingGrpc', 'matchingMembership', 'workerGrpc', 'workerMembership']) {
-    ports[name] = await freePort();
+    ports[name] = await lowFreePort();
   }
   const configDir = path.join(options.workDir, 'config');
   mkdirSync(configDir, { recursive: true });
@@ -213,6 +213,15 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await stop();
     throw err;
   }
+}
+
+/** A free port below 32768: the server stores membership ports in a smallint column. */
+async function lowFreePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const candidate = 10000 + Math.floor(Math.random() * 22000);
+    if ((await freePort(candidate)) === candidate) return candidate;
+  }
+  throw new Error('no free port below 32768');
 }
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
