@@ -33,6 +33,8 @@ export interface HarnessOptions {
   lambda?: LambdaClient;
   ecs?: ECSClient;
   env?: Record<string, string>;
+  /** Where the worker logs (silent by default), for tests that assert a warning. */
+  workerLog?: import('pino').Logger;
   /** Verify tokens against a remote identity provider instead of the test key. */
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
 }
@@ -98,7 +100,7 @@ export class Harness {
 
   async startWorker(): Promise<void> {
     const { worker, connection } = await createJobWorker({
-      config: this.config, knex: this.knex, client: this.temporal, log: pino({ level: 'silent' }),
+      config: this.config, knex: this.knex, client: this.temporal, log: this.options.workerLog ?? pino({ level: 'silent' }),
       inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
       workflowBundle: { codePath: testEnv.workflowBundlePath },
       // Tests provoke activity failures on purpose; the SDK would log each one.

@@ -12,10 +12,13 @@ const lambdaHandlers = (fn: string) => ({ training: { type: 'lambda', arn: fn },
 describe('deadlines and recovery', () => {
   let h: Harness;
   let sink: AwsStandIn;
+  /** Every line the worker logs, parsed. */
+  const workerLines: Record<string, any>[] = [];
   beforeAll(async () => {
     // Nothing answers these Lambda invokes: the endpoint accepts and drops them, so jobs wait for completion.
     sink = await AwsStandIn.start(() => ({ status: 202 }));
-    h = await Harness.start({ worker: true, env: { JOB_COMPLETION_DEADLINE_SECONDS: '2' }, lambda: new LambdaClient({ ...TEST_AWS, endpoint: sink.url }) });
+    const workerLog = pino({ level: 'warn' }, { write: (line: string) => workerLines.push(JSON.parse(line)) });
+    h = await Harness.start({ worker: true, workerLog, env: { JOB_COMPLETION_DEADLINE_SECONDS: '2' }, lambda: new LambdaClient({ ...TEST_AWS, endpoint: sink.url }) });
   });
   afterAll(async () => {
     await h.stop();
@@ -45,6 +48,10 @@ describe('deadlines and recovery', () => {
     const res = await h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${infer.body.job_id}/complete`, { body: { status: 'success', output: { other: 1 } } });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
+    expect(workerLines).toContainEqual(expect.objectContaining({
+      level: 40, jobId: infer.body.job_id, modelId, msg: 'job output does not match the output_schema of its handler contract',
+      problem: expect.stringContaining('score'),
+    }));
   });
 
   it('starts the workflow of a job row whose start was lost', async () => {

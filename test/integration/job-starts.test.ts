@@ -27,8 +27,12 @@ describe('starting jobs: training, direct inference, assignments, lists', () => 
     const done = await finished(modelId, '1', train.body.job_id);
     expect(done).toMatchObject({ job_type: 'training', status: 'success', output: { epochs: 3 } });
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1`)).body.status).toBe('active');
-    const cascades = await eventually(async () => (await h.api('GET', `/v2/models/${downstream}/versions/1/jobs`)).body.items.filter((j: any) => j.subscription_id === sub.body.subscription_id).length === 1 && true, 20000, 'the cascade');
-    expect(cascades).toBe(true);
+    const cascades = await eventually(async () => {
+      const items = (await h.api('GET', `/v2/models/${downstream}/versions/1/jobs`)).body.items.filter((j: any) => j.subscription_id === sub.body.subscription_id);
+      return items.length > 0 && items;
+    }, 20000, 'the cascade');
+    expect(cascades).toHaveLength(1);
+    expect(cascades[0]).toMatchObject({ trigger: 'cascade', source_job_id: train.body.job_id, input: { epochs: 3 } });
     expect((await h.api('POST', `/v2/models/${modelId}/versions/1/train`, { body: {} })).status).toBe(409);
   });
 

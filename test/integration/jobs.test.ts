@@ -166,7 +166,9 @@ describe('jobs on Temporal', () => {
     await eventually(async () => (await jobOf(modelId, init.body.job_id)).status === 'running', 10000, 'job running');
     await h.stopWorker();
     const pending = h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${init.body.job_id}/complete`, { body: { status: 'success', output: {} } });
-    await new Promise((r) => setTimeout(r, 1000));
+    // The report has reached Temporal once it schedules a workflow task to deliver it (no worker takes it yet).
+    const handle = h.temporal.workflow.getHandle(`job-${init.body.job_id}`);
+    await eventually(async () => Boolean((await handle.describe()).raw.pendingWorkflowTask), 10000, 'the report to reach the workflow');
     await h.startWorker();
     const done = await pending;
     expect(done.status).toBe(200);
