@@ -77,7 +77,10 @@ describe('the OpenAPI document', () => {
       if (key === '$ref') refs.add(value);
       return value;
     });
-    for (const ref of refs) expect(Object.keys(doc.components.schemas)).toContain(ref.replace('#/components/schemas/', ''));
+    for (const ref of refs) {
+      const target = ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
+      expect([ref, target]).toEqual([ref, expect.any(Object)]);
+    }
     for (const item of Object.values(doc.paths) as any[]) {
       for (const op of Object.values(item) as any[]) {
         expect(op.operationId).toEqual(expect.any(String));
@@ -94,7 +97,7 @@ describe('the OpenAPI document', () => {
     // ajv resolves the schema's `$dynamicRef: "#meta"` to the document root; point it at the Schema Object as the spec means.
     const metaSchema = JSON.parse(JSON.stringify(openApi31Schema).replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}'));
     const validate = ajv.compile(metaSchema);
-    const valid = validate(buildOpenApiDocument('http://localhost:8080'));
+    const valid = validate(buildOpenApiDocument());
     expect(validate.errors ?? []).toEqual([]);
     expect(valid).toBe(true);
   });
