@@ -8,7 +8,7 @@ const DOC_ID = 'urn:model-orchestration:openapi';
 
 /** Request validators compiled once, at start-up, from the OpenAPI component schemas. */
 export class RequestValidator {
-  private readonly ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false, allowUnionTypes: true, discriminator: true });
+  private readonly ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false, allowUnionTypes: true, discriminator: true, verbose: true });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly identifier: RegExp = new RegExp(IDENTIFIER_PATTERN);
 

@@ -37,8 +37,10 @@ function phrase(e: ErrorObject, data: unknown): string | undefined {
       return `${field} must be ${JSON.stringify(p.allowedValue)}`;
     case 'type':
       return `${field} must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}`;
-    case 'pattern':
-      return `${field} must match ${p.pattern}`;
+    case 'pattern': {
+      const what = (e.parentSchema as { description?: string } | undefined)?.description;
+      return what ? `${field} must be ${what[0].toLowerCase()}${what.slice(1)} (pattern ${p.pattern})` : `${field} must match ${p.pattern}`;
+    }
     case 'format':
       return `${field} must be a ${p.format} string`;
     // Wrappers whose branches already produced the useful errors.
