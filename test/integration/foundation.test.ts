@@ -27,6 +27,21 @@ describe('foundation: HTTP skeleton, database and Temporal', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
   });
 
+  it('serves the interactive reference from its own host, with no other host named', async () => {
+    const page = await h.api('GET', '/docs', { token: null });
+    const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url);
+    expect(sources).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/init.js']));
+    expect(sources.every((url) => url.startsWith('/docs/assets/'))).toBe(true);
+    for (const url of sources) {
+      const asset = await fetch(`${h.baseUrl}${url}`);
+      expect([url, asset.status]).toEqual([url, 200]);
+    }
+    const init = await (await fetch(`${h.baseUrl}/docs/assets/init.js`)).text();
+    expect(init).toContain("url: '/v2/openapi.json'");
+    expect(init).toContain('validatorUrl: null');
+    expect((await h.api('GET', '/docs/assets/nothing.js', { token: null })).status).toBe(404);
+  });
+
   it('answers an unknown route with a 404 ErrorResponse', async () => {
     const res = await h.api('GET', '/v2/nothing-here');
     expect(res.status).toBe(404);
