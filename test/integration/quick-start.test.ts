@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
+import knexFactory from 'knex';
 import { startDevRunner, DevRunner } from '../../src/dev/runner';
 import { testEnv } from '../helpers/test-env';
 import { uid } from '../helpers/harness';
@@ -23,11 +24,18 @@ function quickStartBlocks(): string[] {
 describe('the README quick start', () => {
   let runner: DevRunner;
   let dataDir: string;
+  // A database of its own, as after a fresh npm start: the README's names (acme, scorer) meet no other test's data.
+  const database = `mos_quick_start_${process.pid}`;
+  const admin = () => knexFactory({ client: 'pg', connection: testEnv.databaseUrl, pool: { min: 0, max: 1 } });
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'mos-quick-start-'));
+    const db = admin();
+    await db.raw(`CREATE DATABASE ${database}`).finally(() => db.destroy());
+    const url = new URL(testEnv.databaseUrl);
+    url.pathname = `/${database}`;
     runner = await startDevRunner({
       env: {
-        PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testEnv.databaseUrl, TEMPORAL_ADDRESS: testEnv.temporalAddress,
+        PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: url.toString(), TEMPORAL_ADDRESS: testEnv.temporalAddress,
         TEMPORAL_TASK_QUEUE: uid('quick-start'), MACHINE_CLIENTS: '{"acme": {"access": "tenant", "tenants": ["acme"]}}',
       },
       root, dataDir, workflowBundle: { codePath: testEnv.workflowBundlePath },
@@ -36,6 +44,8 @@ describe('the README quick start', () => {
   afterAll(async () => {
     await runner?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    const db = admin();
+    await db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).finally(() => db.destroy());
   });
 
   it('walks tenant → model → domain → assignment → init → job → completion → cascade, and its tokens work', async () => {
