@@ -90,12 +90,12 @@ export function buildOpenApiDocument() {
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method.toLowerCase()] = pathItem(op);
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Model Orchestration Service API',
       version: '2.0.0',
       description: API_DESCRIPTION,
-      license: { name: 'Proprietary, all rights reserved (package.json: UNLICENSED)', identifier: 'LicenseRef-Proprietary' },
+      // package.json says UNLICENSED: no licence is granted. SPDX's form for that is a LicenseRef.
+      license: { name: 'Proprietary, all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
     // Relative: the API is wherever this document was fetched from, so /docs tries calls on its own host.
     servers: [{ url: '/', description: 'The server that serves this document' }],
