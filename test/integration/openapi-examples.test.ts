@@ -162,7 +162,7 @@ describe('the examples of the OpenAPI document', () => {
     const fresh = stableExamples(recorded);
     if (process.env.UPDATE_EXAMPLES) writeFileSync(EXAMPLES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
     const stored = JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8'));
-    // On a difference: UPDATE_EXAMPLES=1 npx jest test/integration/openapi-examples.test.ts, then npm run client:generate.
+    // On a difference (a payload changed on purpose): npm run examples:update, which also regenerates the client.
     expect(stored).toEqual(fresh);
   });
 });
