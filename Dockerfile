@@ -9,6 +9,7 @@ COPY workflows workflows
 COPY activities activities
 COPY migrations migrations
 COPY bench bench
+COPY client client
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -1,7 +1,7 @@
 import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
 import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { InProcessRegistry } from './in-process/registry';
+import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
 import type { CompletionReport } from '../workflows/definitions';
 
 /** What every handler receives: enough to do the work and to report back. */
@@ -103,6 +103,7 @@ async function runInProcess(registry: InProcessRegistry, handler: Extract<Handle
       jobId: payload.job_id, jobType: payload.job_type, modelId: payload.model_id, modelVersion: payload.model_version,
       input: payload.input, triggerOutput: payload.trigger_output,
     });
+    if (output === AWAIT_COMPLETION_REPORT) return { kind: 'awaiting' };
     return { kind: 'completed', report: { status: 'success', output: output ?? {} } };
   } catch (err) {
     return { kind: 'completed', report: { status: 'failure', error: { message: (err as Error).message ?? String(err) } } };

@@ -14,6 +14,7 @@ import { createApp } from '../src/app';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { UserSchemaCompiler } from '../src/domain/json-schemas';
 import { FeatureRules, FeatureDefinition } from '../src/domain/features';
+import { createApiClient } from '../client';
 
 /**
  * `npm run bench`: the API and the job path on this machine, against a real Postgres (TEST_DATABASE_URL or the
@@ -73,31 +74,35 @@ async function run() {
     const http = app.listen(0, '127.0.0.1');
     await new Promise((r) => http.once('listening', r));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const departure = new Date(Date.now() + 86400000).toISOString();
     config.publicBaseUrl = base;
     const { worker, connection } = await createJobWorker({ config, knex, client: temporal, log, inProcess: builtinImplementations, sdkLogLevel: 'ERROR' });
     const workerRun = worker.run();
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(base + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = await res.json();
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json as any;
+    // The typed client of client/: the bench calls the API as a consumer would, and exercises the client.
+    const api = createApiClient({ baseUrl: base, token });
+    const ok = async <T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> => {
+      const { data, error, response } = await call;
+      if (!response.ok) throw new Error(`${response.url}: ${response.status} ${JSON.stringify(error)}`);
+      return data as T;
     };
-
-    await call('POST', '/v2/models', { id: 'bench-model', name: 'bench', description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } }, features: FEATURES });
-    await call('PUT', '/v2/models/bench-model/versions/1/new_status', { status: 'active' });
-    await call('PUT', '/v2/clients/bench');
-    await call('POST', '/v2/clients/bench/domains', { domain_id: 'd', features: FEATURES });
-    await call('PUT', '/v2/clients/bench/domains/d/new_status', { status: 'active' });
-    await call('POST', '/v2/clients/bench/domains/d/model/assign', { model_id: 'bench-model' });
-    const d = '/v2/clients/bench/domains/d';
-    const departure = new Date(Date.now() + 86400000).toISOString();
+    const handlers = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } } as const;
+    await ok(api.POST('/v2/models', { body: { id: 'bench-model', name: 'bench', description: '', metadata: {}, handlers, features: FEATURES } }));
+    await ok(api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', { params: { path: { model_id: 'bench-model', model_version: '1' } }, body: { status: 'active' } }));
+    const bench = { client_id: 'bench' };
+    const domain = { ...bench, domain_id: 'd' };
+    await ok(api.PUT('/v2/clients/{client_id}', { params: { path: bench }, body: {} }));
+    await ok(api.POST('/v2/clients/{client_id}/domains', { params: { path: bench }, body: { domain_id: 'd', features: FEATURES } }));
+    await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/new_status', { params: { path: domain }, body: { status: 'active' } }));
+    await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/model/assign', { params: { path: domain }, body: { model_id: 'bench-model' } }));
+    const init = (service_id: string, static_features: Record<string, unknown>) =>
+      ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', { params: { path: domain }, body: { service_id, departure_datetime: departure, static_features } }));
 
     console.log(`Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()})\n`);
 
     // 1. Authenticated reads: token verification, two checks, one indexed query.
-    await call('POST', `${d}/service/init`, { service_id: 'read-me', departure_datetime: departure, static_features: { seats: 100 } });
+    await init('read-me', { seats: 100 });
     const reads = await load(3000, 16, async () => {
-      await call('GET', `${d}/service/read-me`);
+      await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', { params: { path: { ...domain, service_id: 'read-me' } } }));
     });
     console.log(`GET service               3000 requests, 16 in flight: ${fmt(reads.perSecond)} req/s, p50 ${fmt(reads.p50)} ms, p99 ${fmt(reads.p99)} ms`);
 
@@ -105,7 +110,7 @@ async function run() {
     const inits = 200;
     const initStarted = performance.now();
     const initLoad = await load(inits, 8, async (i) => {
-      await call('POST', `${d}/service/init`, { service_id: `svc-${i}`, departure_datetime: departure, static_features: { seats: 1 + (i % 800), cabin: 'business' } });
+      await init(`svc-${i}`, { seats: 1 + (i % 800), cabin: 'business' });
     });
     for (;;) {
       const { n } = await knex('model_jobs').where({ trigger: 'service_init', status: 'success' }).count({ n: '*' }).first() as { n: number };

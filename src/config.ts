@@ -33,6 +33,8 @@ export interface Config {
   };
   /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
+  /** Browser origins allowed to call the API (CORS); empty: CORS off. `*` allows any origin. */
+  corsAllowedOrigins: string[];
   logLevel: string;
 }
 
@@ -89,6 +91,22 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
   return clients;
 }
 
+/** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
+export function parseAllowedOrigins(raw: string | undefined): string[] {
+  const origins = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ALLOWED_ORIGINS must list origins like https://app.example.com (scheme, host, optional port; no path), got "${origin}"`);
+  }
+  return origins;
+}
+
 /** Reads and validates the environment; throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0);
@@ -118,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
     },
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
+    corsAllowedOrigins: parseAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
     logLevel,
   };
 }

@@ -1,13 +1,12 @@
-import path from 'node:path';
 import { startDevRunner } from './dev/runner';
 import { DEV_PLATFORM_CLIENT } from './dev/dev-auth';
-import { projectRoot } from './paths';
+import { projectRoot, dataDir } from './paths';
 import { loadConfig } from './config';
 
 /** `npm start`: see src/dev/runner.ts. Prints where everything is, and stops all of it on Ctrl-C. */
 async function run() {
   const root = projectRoot();
-  const runner = await startDevRunner({ env: process.env, root, dataDir: path.join(root, '.data') });
+  const runner = await startDevRunner({ env: process.env, root, dataDir: dataDir() });
   let stopping = false;
   const onSignal = () => {
     if (stopping) return;
@@ -32,7 +31,7 @@ ${runner.adminToken ? `
     export TOKEN=${runner.adminToken}
     curl -H "Authorization: Bearer $TOKEN" ${api}/v2/models
   Mint others:  npm run --silent token -- --client-id acme --scope "client_read service_init"
-                npm run --silent token -- --user alice --groups "client:acme"
+                npm run --silent token -- --user alice --groups "client:acme" --scope "client_read service_init"
 ` : ''}
   Ctrl-C stops everything started here.
 `);

@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
+  | 'payload_too_large'
   | 'conflict'
   | 'unprocessable'
   | 'assignment_blocked'
@@ -27,8 +28,16 @@ export class InvalidInputError extends ServiceError {
   }
 }
 export class UnauthenticatedError extends ServiceError {
-  constructor(message = 'missing or invalid bearer token', options?: { cause?: unknown }) {
+  /** The WWW-Authenticate challenge (RFC 6750): `Bearer` alone when no credentials were sent. */
+  readonly challenge: string;
+  constructor(message = 'missing or invalid bearer token', options?: { cause?: unknown; challenge?: string }) {
     super('unauthenticated', message, options);
+    this.challenge = options?.challenge ?? `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`;
+  }
+}
+export class PayloadTooLargeError extends ServiceError {
+  constructor(message: string) {
+    super('payload_too_large', message);
   }
 }
 export class ForbiddenError extends ServiceError {

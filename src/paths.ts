@@ -11,3 +11,8 @@ export function projectRoot(): string {
   }
   return dir;
 }
+
+/** Where `npm start` keeps its state (Postgres data, Temporal SQLite file, dev signing key): MOS_DATA_DIR, else .data. */
+export function dataDir(env: Record<string, string | undefined> = process.env): string {
+  return env.MOS_DATA_DIR ? path.resolve(env.MOS_DATA_DIR) : path.join(projectRoot(), '.data');
+}

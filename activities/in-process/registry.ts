@@ -8,7 +8,10 @@ export interface InProcessJob {
   triggerOutput?: Record<string, unknown>;
 }
 
-export type InProcessImplementation = (job: InProcessJob) => Promise<Record<string, unknown>>;
+/** Returned by an implementation that leaves the report to someone else, through the completion route. */
+export const AWAIT_COMPLETION_REPORT = Symbol('await completion report');
+
+export type InProcessImplementation = (job: InProcessJob) => Promise<Record<string, unknown> | typeof AWAIT_COMPLETION_REPORT>;
 export type InProcessRegistry = Record<string, InProcessImplementation>;
 
 /** Built-ins, so the whole job path can be tried without AWS. */
@@ -19,6 +22,8 @@ export const builtinImplementations: InProcessRegistry = {
   fail: async (job) => {
     throw new Error(typeof job.input.message === 'string' ? job.input.message : 'the fail implementation always fails');
   },
+  /** Does nothing and waits for a report on the completion route, like a Lambda would: for trying that route by hand. */
+  manual: async () => AWAIT_COMPLETION_REPORT,
   /** Sums `values` (an array of numbers), a minimal "model" with a typed contract. */
   sum: async (job) => {
     const values = job.input.values;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest } from './pagination';
+import { paginate, paginateByKey, mapPage, PageRequest, Page } from './pagination';
 
 export interface AssignmentRow {
   assignment_id: string;
@@ -84,16 +84,14 @@ export async function listAssignments(db: Db, scope: Scope, page: PageRequest, s
 }
 
 /** Active assignments of the service and of its domain; the service's override the domain's key by key. */
-export async function effectiveAssignments(db: Db, scope: Required<Scope>): Promise<AssignmentRow[]> {
-  const rows = await db('assignments')
+/** The active assignment per key, the service's own before the domain's; a page ordered by key. */
+export async function effectiveAssignments(db: Db, scope: Required<Scope>, page: PageRequest): Promise<Page<AssignmentRow>> {
+  const perKey = db('assignments')
+    .distinctOn('assignment_key')
     .where({ domain_uuid: scope.domainUuid, status: 'active' })
     .andWhere((q) => q.whereNull('service_uuid').orWhere({ service_uuid: scope.serviceUuid }))
-    .orderBy('assignment_key');
-  const byKey = new Map<string, AssignmentRow>();
-  for (const row of rows) {
-    if (!byKey.has(row.assignment_key) || row.service_uuid) byKey.set(row.assignment_key, row);
-  }
-  return [...byKey.values()];
+    .orderBy([{ column: 'assignment_key' }, { column: 'service_uuid', nulls: 'last' }]);
+  return paginateByKey<AssignmentRow>(db.select('*').from(perKey.as('effective')), page, 'assignment_key');
 }
 
 export async function hasRevisions(db: Db, scope: Scope, key: string): Promise<boolean> {

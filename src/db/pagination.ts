@@ -70,3 +70,25 @@ export async function paginate<Row extends { created_at: Date }>(
 export function mapPage<A, B>(page: Page<A>, fn: (a: A) => B): Page<B> {
   return { items: page.items.map(fn), next_cursor: page.next_cursor };
 }
+
+/**
+ * Keyset pagination in ascending order of one unique text column, for lists whose natural order is a key
+ * rather than time (effective assignments: one per key).
+ */
+export async function paginateByKey<Row extends object>(query: Knex.QueryBuilder, page: PageRequest, column: string): Promise<Page<Row>> {
+  if (page.cursor) query.where(column, '>', decodeKeyCursor(page.cursor));
+  const rows: Row[] = await query.orderBy(column).limit(page.limit + 1);
+  const items = rows.slice(0, page.limit);
+  const next_cursor = rows.length > page.limit ? Buffer.from(JSON.stringify({ after: String((items[items.length - 1] as Record<string, unknown>)[column]) })).toString('base64url') : null;
+  return { items, next_cursor };
+}
+
+function decodeKeyCursor(cursor: string): string {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof value?.after === 'string') return value.after;
+  } catch {
+    // fall through
+  }
+  throw new InvalidInputError('cursor is not valid');
+}

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDevKey, mintDevToken, DEV_PLATFORM_CLIENT } from './dev-auth';
-import { projectRoot } from '../paths';
+import { dataDir } from '../paths';
 import { loadConfig } from '../config';
 
 /**
@@ -20,7 +19,12 @@ async function run() {
     ? { sub: values.user, username: values.user, [groupsClaim]: (values.groups ?? '').split(/[ ,]+/).filter(Boolean) }
     : { sub: values['client-id'] ?? DEV_PLATFORM_CLIENT, client_id: values['client-id'] ?? DEV_PLATFORM_CLIENT };
   if (scope) claims.scope = scope;
-  const { privateKey, publicJwk } = await loadDevKey(path.join(projectRoot(), '.data'));
+  const groups = (claims[groupsClaim] as string[] | undefined) ?? [];
+  if (values.user && !scope && !groups.includes('admin')) {
+    // Groups give a user tenants, not permissions: without a scope every route would answer 403.
+    console.error('note: this token has no scope, so every route will answer 403; add e.g. --scope "client_read service_init"');
+  }
+  const { privateKey, publicJwk } = await loadDevKey(dataDir());
   console.log(await mintDevToken(privateKey, publicJwk.kid, claims, values.ttl));
 }
 

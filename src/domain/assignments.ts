@@ -7,7 +7,7 @@ import { requireDomain, requireService, requireAssignableVersion } from './looku
 import type { FeatureRules } from './features';
 import { formatFeatureProblems } from './features';
 import { freezeIncompatibilities } from './freeze';
-import type { PageRequest } from '../db/pagination';
+import { mapPage, PageRequest } from '../db/pagination';
 import { AssignmentBlockedError, BlockingService, NotFoundError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 
@@ -149,9 +149,9 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     },
 
     /** For each key: the service's own active assignment if it has one, else the domain's. */
-    async effective(clientId: string, domainId: string, serviceId: string) {
+    async effective(clientId: string, domainId: string, serviceId: string, page: PageRequest) {
       const scope = (await resolveScope(clientId, domainId, serviceId)) as Required<repo.Scope>;
-      return (await repo.effectiveAssignments(knex, scope)).map((r) => repo.toAssignment(r, scope));
+      return mapPage(await repo.effectiveAssignments(knex, scope, page), (r) => repo.toAssignment(r, scope));
     },
   };
 }

@@ -133,6 +133,13 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
       return present(await visibleJob(principal, modelId, version, jobId));
     },
 
+    /** A job by id alone, with the same tenant check as the model-scoped read. */
+    async getById(principal: Principal, jobId: string) {
+      const job = await repo.findJob(knex, jobId);
+      if (!job || !canSeeJob(principal, job.client_id)) throw new NotFoundError(`job ${jobId} not found`);
+      return present(job);
+    },
+
     async list(filter: repo.JobFilter, page: PageRequest) {
       return mapPage(await repo.listJobs(knex, filter, page), present);
     },

@@ -8,9 +8,9 @@ import { ForbiddenError, UnauthenticatedError } from '../errors';
 
 function bearerToken(ctx: Context): string {
   const header = ctx.get('Authorization');
-  if (!header) throw new UnauthenticatedError('missing bearer token');
+  if (!header) throw new UnauthenticatedError('missing bearer token', { challenge: 'Bearer' });
   const match = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/.exec(header);
-  if (!match) throw new UnauthenticatedError('Authorization header must be "Bearer <token>"');
+  if (!match) throw new UnauthenticatedError('Authorization header must be "Bearer <token>"', { challenge: 'Bearer error="invalid_request"' });
   return match[1];
 }
 

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { ErrorCode, ServiceError, AssignmentBlockedError, MethodNotAllowedError } from '../errors';
+import { ErrorCode, ServiceError, AssignmentBlockedError, MethodNotAllowedError, UnauthenticatedError } from '../errors';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
@@ -7,6 +7,7 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  payload_too_large: 413,
   conflict: 409,
   unprocessable: 422,
   assignment_blocked: 422,
@@ -34,6 +35,7 @@ export function errorMiddleware() {
         ctx.status = STATUS[err.code];
         ctx.body = { success: false, message: err.message };
         if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allowed.join(', '));
+        if (err instanceof UnauthenticatedError) ctx.set('WWW-Authenticate', err.challenge);
         if (ctx.status >= 500) ctx.state.log?.error({ err }, 'request failed');
         else if (ctx.status === 401) ctx.state.log?.info({ reason: err.message }, 'token rejected');
         return;

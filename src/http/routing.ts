@@ -70,6 +70,11 @@ export function jobContext(r: RouteContext, opId: string): JobRequestContext {
 
 const matchers = OPERATIONS.map((op) => ({ op, regex: new RegExp(`^${koaPath(op.path).replace(/:[a-z_]+/g, '[^/]+')}/?$`) }));
 
+/** The methods the operation table declares for a concrete path (empty for an unknown path). */
+export function methodsOf(path: string): string[] {
+  return [...new Set(matchers.filter((m) => m.regex.test(path)).map((m) => m.op.method))];
+}
+
 /** After the router: a known path with another method is a 405, anything else a 404, both as ErrorResponse. */
 export function notFoundOrMethodNotAllowed() {
   return async (ctx: Context) => {

@@ -1,77 +1,115 @@
 import { OPERATIONS, Operation } from './operations';
 import { schemas, IDENTIFIER_PATTERN } from './schemas';
+import { API_DESCRIPTION, TAGS, tagOf } from './descriptions';
+import { assignmentBlocked, errorResponses, headers, parameters } from './shared-components';
+import examples from './examples.json';
 
-const errorRef = { $ref: '#/components/schemas/ErrorResponse' };
-const errorDescriptions: Record<number, string> = {
-  400: 'Validation error', 401: 'Missing or invalid bearer token', 403: 'Permission or tenant access missing',
-  404: 'Not found', 409: 'Conflict', 422: 'Semantically invalid request', 503: 'A dependency is unavailable',
-};
+type Examples = Record<string, { request?: unknown; responses?: Record<string, unknown> }>;
+const EXAMPLES = examples as Examples;
 
-function pathParameters(path: string) {
-  return [...path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
-    name, in: 'path', required: true, schema: { type: 'string', pattern: IDENTIFIER_PATTERN },
-  }));
+const json = (schema: object, example: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
+const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+function successSchema(op: Operation): object {
+  const item = ref('schemas', op.response);
+  if (!op.paginated) return item;
+  return {
+    type: 'object',
+    required: ['items', 'next_cursor'],
+    properties: {
+      items: { type: 'array', items: item },
+      next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page' },
+    },
+  };
+}
+
+/** Success statuses of an operation, with what each means. */
+function successes(op: Operation): [number, string][] {
+  if (op.id === 'upsertClient') return [[201, 'Created'], [200, 'Updated']];
+  if (op.id === 'completeJob') return [[200, 'Recorded; every triggered subscription started its job'], [207, 'Recorded; one or more cascade entries failed (see triggered_events[*].error)']];
+  return [[op.status, op.status === 201 ? 'Created' : op.status === 202 ? 'Accepted: the job is starting' : 'OK']];
 }
 
 function responses(op: Operation) {
-  const success = op.paginated
-    ? { type: 'object', properties: { items: { type: 'array', items: { $ref: `#/components/schemas/${op.response}` } }, next_cursor: { type: ['string', 'null'] } } }
-    : { $ref: `#/components/schemas/${op.response}` };
-  const out: Record<string, object> = { [op.status]: { description: 'Success', content: { 'application/json': { schema: success } } } };
-  if (op.id === 'upsertClient') out[201] = { description: 'Created', content: { 'application/json': { schema: success } } };
-  const codes = new Set([400, ...(op.permission === 'public' ? [] : [401, 403]), 404, ...(op.errors ?? [])]);
-  for (const code of codes) {
-    if (code === 207) {
-      out[207] = { description: 'Completed; one or more cascade entries failed', content: { 'application/json': { schema: success } } };
-    } else if (code === 422 && op.id === 'upsertDomainAssignment') {
-      out[422] = {
-        description: 'Blocked by incompatible services (AssignBlockedErrorResponse), or another semantic error (ErrorResponse)',
-        content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/AssignBlockedErrorResponse' }, errorRef] } } },
-      };
-    } else {
-      out[code] = { description: errorDescriptions[code] ?? 'Error', content: { 'application/json': { schema: errorRef } } };
-    }
+  const out: Record<string, object> = {};
+  for (const [status, description] of successes(op)) {
+    out[status] = { description, headers: requestIdHeader, content: json(successSchema(op), EXAMPLES[op.id]?.responses?.[status]) };
+  }
+  if (op.id === 'getHealth') {
+    out[400] = ref('responses', 'BadRequest');
+    out[503] = { description: 'The database or Temporal does not answer', headers: requestIdHeader, content: json(ref('schemas', 'Health'), undefined) };
+    return out;
+  }
+  const codes = [400, 401, 403, 404, ...(op.body ? [413] : []), ...(op.errors ?? []).filter((c) => c !== 207), 503];
+  for (const code of [...new Set(codes)].sort((a, b) => a - b)) {
+    out[code] = ref('responses', code === 422 && op.id === 'upsertDomainAssignment' ? 'AssignmentBlocked' : errorResponses[code].name);
   }
   return out;
 }
 
+function operationDescription(op: Operation): string {
+  const permission = op.permission === 'admin' ? 'administrators only (scope or group `admin`)' : `permission \`${op.permission}\` (scope \`platform/${op.permission}\`, or \`admin\`)`;
+  const tenancy: Record<string, string> = {
+    tenant: 'the caller must reach the `{client_id}` of the path',
+    global: 'platform clients and users only; tenant clients get 403',
+    job: "checked against the job's tenant; a job the caller may not see is a 404",
+    clients: 'the list holds only the tenants the caller may see',
+    public: '',
+  };
+  const lines = [`Requires ${permission}; ${tenancy[op.tenancy]}.`];
+  if (op.paginated) lines.push('A page of `{items, next_cursor}`; see Pagination in the introduction.');
+  if (op.idempotent) lines.push('Send `Idempotency-Key` to make retries safe.');
+  return lines.join('\n\n');
+}
+
 function pathItem(op: Operation) {
-  const query = Object.entries(op.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
-  if (op.paginated) {
-    query.push({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } });
-    query.push({ name: 'cursor', in: 'query', required: false, schema: { type: 'string' } });
-  }
+  const pathParams = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
+    name, in: 'path', required: true, description: `${name.replace(/_/g, ' ')}`, schema: { type: 'string', pattern: IDENTIFIER_PATTERN },
+  }));
+  const query: object[] = Object.entries(op.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, description: `Only items with this ${name}`, schema }));
+  if (op.paginated) query.push(ref('parameters', 'Limit'), ref('parameters', 'Cursor'));
+  if (op.idempotent) query.push(ref('parameters', 'IdempotencyKey'));
+  const example = EXAMPLES[op.id]?.request;
   return {
     operationId: op.id,
     summary: op.summary,
-    tags: [op.path.split('/')[2]],
-    ...(op.permission === 'public' ? { security: [] } : {}),
+    ...(op.permission === 'public' ? { description: 'Public: no token.', security: [] } : { description: operationDescription(op) }),
+    tags: [tagOf(op.path)],
     'x-permission': op.permission,
     'x-tenancy': op.tenancy,
-    parameters: [...pathParameters(op.path), ...query],
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } } : {}),
+    parameters: [...pathParams, ...query],
+    ...(op.body ? { requestBody: { required: true, content: json(ref('schemas', op.body), example) } } : {}),
     responses: responses(op),
   };
 }
 
-/** The OpenAPI 3.1 document, built from the operation table and the component schemas. */
-export function buildOpenApiDocument(serverUrl?: string) {
+/** The OpenAPI 3.1 document, built from the operation table, the component schemas and the recorded examples. */
+export function buildOpenApiDocument() {
   const paths: Record<string, Record<string, object>> = {};
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method.toLowerCase()] = pathItem(op);
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Model Orchestration Service API',
       version: '2.0.0',
-      description: 'Multi-tenant model registry, assignments, services and durable jobs on Temporal. See docs/ in the repository for the decisions the spec leaves open.',
+      description: API_DESCRIPTION,
+      // package.json says UNLICENSED: no licence is granted. SPDX's form for that is a LicenseRef.
+      license: { name: 'Proprietary, all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    // Relative: the API is wherever this document was fetched from, so /docs tries calls on its own host.
+    servers: [{ url: '/', description: 'The server that serves this document' }],
     security: [{ bearerAuth: [] }],
+    tags: TAGS,
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from the identity provider; with `npm start`, the printed dev token or `npm run token`.' },
+      },
       schemas,
+      parameters,
+      headers,
+      responses: { ...Object.fromEntries(Object.values(errorResponses).map((r) => [r.name, r.response])), AssignmentBlocked: assignmentBlocked },
     },
   };
 }

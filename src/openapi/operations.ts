@@ -26,6 +26,8 @@ export interface Operation {
   errors?: number[];
   query?: Record<string, object>;
   paginated?: boolean;
+  /** Takes an Idempotency-Key header: a repeat returns the first job. */
+  idempotent?: boolean;
 }
 
 const C = '/v2/clients/{client_id}';
@@ -59,20 +61,20 @@ export const OPERATIONS: Operation[] = [
   { id: 'listDomainAssignments', method: 'GET', path: `${D}/assignments`, permission: 'client_read', tenancy: 'tenant', summary: 'Domain assignments (active by default; status=archived|all for history)', response: 'Assignment', status: 200, paginated: true, query: statusFilter(['active', 'archived', 'all']) },
   { id: 'upsertDomainAssignment', method: 'PUT', path: `${D}/assignments/{assignment_key}`, permission: 'manage_domains', tenancy: 'tenant', summary: 'Upsert a domain assignment by key', body: 'AssignmentBody', response: 'Assignment', status: 201, errors: [422] },
   { id: 'getDomainAssignment', method: 'GET', path: `${D}/assignments/{assignment_key}`, permission: 'client_read', tenancy: 'tenant', summary: 'The active domain assignment under a key', response: 'Assignment', status: 200 },
-  { id: 'runDomainAssignment', method: 'POST', path: `${D}/assignments/{assignment_key}/run`, permission: 'run_inference', tenancy: 'tenant', summary: "Run inference with a domain assignment's model version", body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [422] },
+  { id: 'runDomainAssignment', method: 'POST', path: `${D}/assignments/{assignment_key}/run`, permission: 'run_inference', tenancy: 'tenant', summary: "Run inference with a domain assignment's model version", body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [422], idempotent: true },
 
-  { id: 'initService', method: 'POST', path: `${D}/service/init`, permission: 'service_init', tenancy: 'tenant', summary: 'Initialize a service and start its inference', body: 'InitServiceRequest', response: 'JobAccepted', status: 202, errors: [409, 422] },
+  { id: 'initService', method: 'POST', path: `${D}/service/init`, permission: 'service_init', tenancy: 'tenant', summary: 'Initialize a service and start its inference', body: 'InitServiceRequest', response: 'JobAccepted', status: 202, errors: [409, 422], idempotent: true },
   { id: 'listServices', method: 'GET', path: `${D}/services`, permission: 'client_read', tenancy: 'tenant', summary: "A domain's services", response: 'Service', status: 200, paginated: true,
     query: { ...statusFilter(['in_progress', 'available', 'failed', 'not_found']), departed: { type: 'string', enum: ['true', 'false'] } } },
   { id: 'getService', method: 'GET', path: S, permission: 'client_read', tenancy: 'tenant', summary: 'Read a service', response: 'Service', status: 200 },
   { id: 'updateService', method: 'PUT', path: S, permission: 'manage_services', tenancy: 'tenant', summary: 'Update a service; re-runs inference when resolved features change', body: 'UpdateServiceRequest', response: 'Service', status: 200, errors: [422] },
   { id: 'setServiceStatus', method: 'PUT', path: `${S}/new_status`, permission: 'manage_services', tenancy: 'tenant', summary: "Set a service's status", body: 'ServiceStatusRequest', response: 'Service', status: 200, errors: [409] },
-  { id: 'getEffectiveAssignments', method: 'GET', path: `${S}/effective-assignments`, permission: 'client_read', tenancy: 'tenant', summary: 'The assignment in force for each key: the service override, else the domain one', response: 'Assignment', status: 200 },
+  { id: 'getEffectiveAssignments', method: 'GET', path: `${S}/effective-assignments`, permission: 'client_read', tenancy: 'tenant', summary: 'The assignment in force for each key: the service override, else the domain one (by key)', response: 'Assignment', status: 200, paginated: true },
   { id: 'createServiceAssignment', method: 'POST', path: `${S}/assignments`, permission: 'manage_services', tenancy: 'tenant', summary: 'Upsert a service assignment, key in the body', body: 'CreateAssignmentRequest', response: 'Assignment', status: 201, errors: [422] },
   { id: 'listServiceAssignments', method: 'GET', path: `${S}/assignments`, permission: 'client_read', tenancy: 'tenant', summary: 'Service assignments (active by default; status=archived|all for history)', response: 'Assignment', status: 200, paginated: true, query: statusFilter(['active', 'archived', 'all']) },
   { id: 'upsertServiceAssignment', method: 'PUT', path: `${S}/assignments/{assignment_key}`, permission: 'manage_services', tenancy: 'tenant', summary: 'Upsert a service assignment by key', body: 'AssignmentBody', response: 'Assignment', status: 201, errors: [422] },
   { id: 'getServiceAssignment', method: 'GET', path: `${S}/assignments/{assignment_key}`, permission: 'client_read', tenancy: 'tenant', summary: 'The active service assignment under a key', response: 'Assignment', status: 200 },
-  { id: 'runServiceAssignment', method: 'POST', path: `${S}/assignments/{assignment_key}/run`, permission: 'run_inference', tenancy: 'tenant', summary: "Run inference with the service's effective assignment under a key", body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [422] },
+  { id: 'runServiceAssignment', method: 'POST', path: `${S}/assignments/{assignment_key}/run`, permission: 'run_inference', tenancy: 'tenant', summary: "Run inference with the service's effective assignment under a key", body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [422], idempotent: true },
 
   { id: 'createModel', method: 'POST', path: '/v2/models', permission: 'write_models', tenancy: 'global', summary: 'Register a model with its first version', body: 'CreateModelRequest', response: 'ModelEnvelope', status: 201, errors: [409, 422] },
   { id: 'listModels', method: 'GET', path: '/v2/models', permission: 'read_models', tenancy: 'global', summary: 'List models', response: 'Model', status: 200, paginated: true, query: { ...statusFilter(['pending', 'active']), name: { type: 'string' } } },
@@ -82,11 +84,12 @@ export const OPERATIONS: Operation[] = [
   { id: 'listVersions', method: 'GET', path: `${M}/versions`, permission: 'read_models', tenancy: 'global', summary: "A model's versions, newest first", response: 'ModelVersion', status: 200, paginated: true, query: statusFilter(['pending', 'training', 'active', 'failed']) },
   { id: 'getVersion', method: 'GET', path: V, permission: 'read_models', tenancy: 'global', summary: 'A model version', response: 'ModelVersion', status: 200 },
   { id: 'setVersionStatus', method: 'PUT', path: `${V}/new_status`, permission: 'write_models', tenancy: 'global', summary: "Set a version's status (see the transition table)", body: 'VersionStatusRequest', response: 'ModelVersion', status: 200, errors: [409] },
-  { id: 'startTraining', method: 'POST', path: `${V}/train`, permission: 'train_model', tenancy: 'global', summary: 'Start a training job; the version moves to training', body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [409, 422] },
-  { id: 'startInference', method: 'POST', path: `${V}/infer`, permission: 'run_inference', tenancy: 'global', summary: 'Start a direct inference job', body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [422] },
+  { id: 'startTraining', method: 'POST', path: `${V}/train`, permission: 'train_model', tenancy: 'global', summary: 'Start a training job; the version moves to training', body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [409, 422], idempotent: true },
+  { id: 'startInference', method: 'POST', path: `${V}/infer`, permission: 'run_inference', tenancy: 'global', summary: 'Start a direct inference job', body: 'JobStartRequest', response: 'JobAccepted', status: 202, errors: [422], idempotent: true },
   { id: 'listVersionJobs', method: 'GET', path: `${V}/jobs`, permission: 'read_models', tenancy: 'global', summary: "A model version's jobs, newest first", response: 'ModelJob', status: 200, paginated: true,
     query: { status: { type: 'string', enum: ['pending', 'running', 'success', 'failure', 'timed_out'] }, job_type: { type: 'string', enum: ['inference', 'training'] } } },
   { id: 'getJob', method: 'GET', path: `${V}/jobs/{model_job_id}`, permission: 'read_models', tenancy: 'job', summary: 'A model job', response: 'ModelJob', status: 200 },
+  { id: 'getJobById', method: 'GET', path: '/v2/jobs/{job_id}', permission: 'read_models', tenancy: 'job', summary: 'A job by its id alone', response: 'ModelJob', status: 200 },
   { id: 'completeJob', method: 'POST', path: `${V}/jobs/{model_job_id}/complete`, permission: 'complete_job', tenancy: 'job', summary: 'Report a job complete; 207 when a cascade entry failed', body: 'CompleteJobRequest', response: 'CompletionResponse', status: 200, errors: [207, 409] },
 
   { id: 'createSubscription', method: 'POST', path: `${M}/event-subscriptions`, permission: 'write_models', tenancy: 'global', summary: 'Subscribe a target action to an event of this model', body: 'CreateSubscriptionRequest', response: 'Subscription', status: 201, errors: [422] },

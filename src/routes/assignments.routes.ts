@@ -30,7 +30,7 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
 
   route('getServiceAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key, p.service_id));
 
-  route('getEffectiveAssignments', async ({ params: p }) => assignments.effective(p.client_id, p.domain_id, p.service_id));
+  route('getEffectiveAssignments', async (r) => assignments.effective(r.params.client_id, r.params.domain_id, r.params.service_id, page(r)));
 
   route('runServiceAssignment', async (r) =>
     starts.runServiceAssignment(r.params.client_id, r.params.domain_id, r.params.service_id, r.params.assignment_key, r.body, jobContext(r, 'runServiceAssignment')));

@@ -13,6 +13,8 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
 
   route('getJob', async ({ ctx, params: p }) => jobs.get(ctx.state.principal, p.model_id, p.model_version, p.model_job_id));
 
+  route('getJobById', async ({ ctx, params: p }) => jobs.getById(ctx.state.principal, p.job_id));
+
   route('completeJob', async ({ ctx, params: p, body }) => {
     const result = await jobs.complete(ctx.state.principal, p.model_id, p.model_version, p.model_job_id, body);
     ctx.status = result.triggered_events.some((e) => e.error) ? 207 : 200;

@@ -17,6 +17,8 @@ import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
 import { testEnv } from './test-env';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
+import { buildOpenApiDocument } from '../../src/openapi/document';
+import { ContractChecker, contractMiddleware } from './contract';
 
 export const PLATFORM_CLIENT = 'platform-app';
 export const ALL_SCOPES = ['admin'];
@@ -52,6 +54,7 @@ export class Harness {
   worker?: Worker;
   private workerRun?: Promise<void>;
   private workerConnection?: { close(): Promise<void> };
+  /** Responses that broke the OpenAPI document, by request id, until a test claims them. */
 
   private constructor(
     readonly config: Config,
@@ -64,7 +67,16 @@ export class Harness {
     private readonly options: HarnessOptions,
     /** The app's router, so tests can walk every declared route. */
     readonly router: import('@koa/router').default,
+    private readonly violations: Map<string, string[]>,
   ) {}
+
+  /** Throws when the response with this request id contradicted the OpenAPI document. */
+  assertContract(requestId: string | null): void {
+    const problems = requestId ? this.violations.get(requestId) : undefined;
+    if (!problems) return;
+    this.violations.delete(requestId!);
+    throw new Error(`response contradicts the OpenAPI document:\n${problems.join('\n')}`);
+  }
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const config = loadConfig({
@@ -89,11 +101,15 @@ export class Harness {
       ? createTokenVerifier({ keys: createRemoteJWKSet(new URL(remote.jwksUrl)), issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
     const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(inProcess) });
+    // Every response of every integration test is checked against the document the service serves.
+    const violations = new Map<string, string[]>();
+    const checker = new ContractChecker(buildOpenApiDocument());
+    app.middleware.unshift(contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
-    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess }, router);
+    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess }, router, violations);
     if (options.worker) await harness.startWorker();
     return harness;
   }
@@ -141,6 +157,7 @@ export class Harness {
     } catch {
       // not JSON: keep the text
     }
+    this.assertContract(response.headers.get('x-request-id'));
     return { status: response.status, body, headers: response.headers };
   }
 
@@ -149,5 +166,8 @@ export class Harness {
     await new Promise((r) => this.server.close(r));
     await this.temporal.connection.close();
     await this.knex.destroy();
+    // Responses to requests made around api() (raw fetch, the typed client) are checked too.
+    const unclaimed = [...this.violations.values()].flat();
+    if (unclaimed.length) throw new Error(`responses contradicted the OpenAPI document:\n${unclaimed.join('\n')}`);
   }
 }

@@ -157,9 +157,26 @@ describe('assignments', () => {
       expect(own.status).toBe(201);
       expect(own.body).toMatchObject({ service_id: 'svc', model_id: other });
       const effective = await h.api('GET', `${base}/service/svc/effective-assignments`);
-      const byKey = Object.fromEntries(effective.body.map((a: any) => [a.assignment_key, a.model_id]));
+      const byKey = Object.fromEntries(effective.body.items.map((a: any) => [a.assignment_key, a.model_id]));
       expect(byKey).toEqual({ default: modelId, ranker: other });
+      expect(effective.body.next_cursor).toBeNull();
       expect((await h.api('GET', `${base}/service/svc/assignments`)).body.items).toHaveLength(1);
+    });
+
+    it('page the effective view by key like every other list', async () => {
+      const { modelId, base } = await setup();
+      await initService(h, base, 'svc', { seats: 2 });
+      for (const key of ['b', 'a', 'c']) await put(base, key, { model_id: modelId, model_version: '1' });
+      const seen: string[] = [];
+      let cursor: string | null = '';
+      do {
+        const page: any = await h.api('GET', `${base}/service/svc/effective-assignments?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        expect(page.body.items.length).toBeLessThanOrEqual(2);
+        seen.push(...page.body.items.map((a: any) => a.assignment_key));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(seen).toEqual(['a', 'b', 'c', 'default']);
     });
 
     it('answer the spec 422 cases: contract mismatch, domain not active, no model assigned', async () => {

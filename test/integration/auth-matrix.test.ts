@@ -14,7 +14,7 @@ type Case = { name: string; token: () => Promise<string | null>; expect: (op: Op
 function pathFor(op: Operation, clientId = TENANT): string {
   return op.path
     .replace('{client_id}', clientId)
-    .replace(/\{model_job_id\}/, '01890000-0000-7000-8000-000000000000')
+    .replace(/\{(model_job_id|job_id)\}/, '01890000-0000-7000-8000-000000000000')
     .replace(/\{subscription_id\}/, '01890000-0000-7000-8000-000000000001')
     .replace(/\{[a-z_]+\}/g, 'matrix-x');
 }
@@ -45,7 +45,7 @@ describe('authentication and authorization matrix', () => {
   it('covers every route the router declares, and the table holds no route the router lacks', () => {
     const declared = h.router.stack
       .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`))
-      .filter((r) => !r.endsWith(' /docs') && !r.endsWith(' /v2/openapi.json'));
+      .filter((r) => !/ \/docs(\/|$)/.test(r) && !r.endsWith(' /v2/openapi.json'));
     const table = OPERATIONS.map((op) => `${op.method} ${koaPath(op.path)}`);
     expect([...declared].sort()).toEqual([...table].sort());
   });
@@ -144,6 +144,15 @@ describe('authentication and authorization matrix', () => {
     }
   });
 
+  it('challenges with WWW-Authenticate: plain Bearer without a token, invalid_token for a refused one', async () => {
+    const none = await h.api('GET', '/v2/models', { token: null });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    const expiredToken = await h.api('GET', '/v2/models', { token: await expired() });
+    expect(expiredToken.status).toBe(401);
+    expect(expiredToken.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", error_description="[^"]*expired[^"]*"$/);
+  });
+
   it('names the missing permission in the 403', async () => {
     const res = await h.api('POST', '/v2/models', { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']), body: {} });
     expect(res.status).toBe(403);
@@ -168,6 +177,14 @@ describe('authentication and authorization matrix', () => {
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: tenantToken })).status).toBe(404);
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']) })).status).toBe(404);
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']) })).status).toBe(200);
+    // By id alone: the same tenant check.
+    await h.api('PUT', `/v2/clients/${OTHER_TENANT}`, { body: {} });
+    const [other] = await h.knex('model_jobs').insert({ job_id: `${direct.body.job_id}-b`, model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', client_id: OTHER_TENANT }).returning('job_id');
+    expect((await h.api('GET', `/v2/jobs/${other.job_id}`, { token: tenantToken })).status).toBe(404);
+    expect((await h.api('GET', `/v2/jobs/${own.job_id}`, { token: tenantToken })).body).toMatchObject({ job_id: own.job_id, client_id: TENANT });
+    expect((await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: tenantToken })).status).toBe(404);
+    expect((await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']) })).status).toBe(404);
+    expect((await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']) })).body.job_id).toBe(direct.body.job_id);
   });
 
   it('narrows the client list to the tenants the caller may see', async () => {

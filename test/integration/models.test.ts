@@ -65,8 +65,25 @@ describe('model registry', () => {
     ])('refuses %s with a 400 naming the field', async (_what, handler, field) => {
       const res = await h.api('POST', '/v2/models', { body: body({ handlers: { training: ECHO_HANDLERS.training, inference: handler } }) });
       expect(res.status).toBe(400);
-      expect(res.body.message).toContain('/handlers/inference');
+      expect(res.body.message).toContain('handlers.inference');
       expect(res.body.message).toContain(field);
+    });
+
+    it.each([
+      ['in_process', { type: 'in_process' }, 'handlers.inference: in_process handler requires name'],
+      ['lambda', { type: 'lambda', version: '1' }, 'handlers.inference: lambda handler requires arn'],
+      ['container_task', { type: 'container_task' }, 'handlers.inference: container_task handler requires target'],
+      ['lambda with a field of another kind', { type: 'lambda', arn: 'fn', name: 'echo' }, 'handlers.inference: lambda handler does not take name'],
+    ])('says what a %s handler lacks, and nothing about the other kinds', async (_kind, handler, message) => {
+      const res = await h.api('POST', '/v2/models', { body: body({ handlers: { training: ECHO_HANDLERS.training, inference: handler } }) });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(`invalid request body: ${message}`);
+    });
+
+    it('names the handler kinds when the type is unknown', async () => {
+      const res = await h.api('POST', '/v2/models', { body: body({ handlers: { training: ECHO_HANDLERS.training, inference: { type: 'k8s_job' } } }) });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain('handlers.inference.type must be one of lambda, container_task, in_process');
     });
 
     it('accepts all three kinds', async () => {

@@ -1,46 +1,56 @@
-/** Shared pieces of the component schemas, and the error and paging bodies. */
+/** Shared pieces of the component schemas, and the error bodies. */
 export const id = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$' } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const obj = { type: 'object' } as const;
-export const ts = { created_at: dateTime, updated_at: dateTime } as const;
+export const ts = {
+  created_at: { ...dateTime, description: 'When the resource was created' },
+  updated_at: { ...dateTime, description: 'When the resource last changed' },
+} as const;
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** A schema with a description: the document says what each field means. */
+export const described = <T extends object>(description: string, schema: T) => ({ ...schema, description });
 
 export const IDENTIFIER_PATTERN = id.pattern;
 
 export const commonSchemas: Record<string, object> = {
-  Identifier: id,
   ErrorResponse: {
     type: 'object',
+    description: 'Every error except a blocked domain default assignment',
     required: ['success', 'message'],
-    properties: { success: { type: 'boolean', const: false }, message: { type: 'string' } },
+    properties: {
+      success: { type: 'boolean', const: false, description: 'Always false' },
+      message: { type: 'string', description: 'What went wrong and, for a 400, which field broke which rule' },
+    },
   },
   AssignBlockedErrorResponse: {
     type: 'object',
+    description: 'A domain default assignment refused because services that have not departed do not satisfy the target version\'s feature freeze',
     required: ['error', 'blocking_services'],
     properties: {
-      error: { type: 'string' },
+      error: { type: 'string', description: 'Why the assignment was blocked' },
       blocking_services: {
         type: 'array',
+        description: 'One entry per (service, feature) that does not fit',
         items: {
           type: 'object',
           required: ['service_id', 'feature', 'value'],
-          properties: { service_id: { type: 'string' }, feature: { type: 'string' }, value: {} },
+          properties: {
+            service_id: described('The service that blocks', { type: 'string' }),
+            feature: described('The feature that does not fit the freeze', { type: 'string' }),
+            value: { description: 'The stored value of that feature in provided_features (null when missing)' },
+          },
         },
       },
     },
   },
   Health: {
     type: 'object',
+    required: ['status', 'database', 'temporal', 'job_starts'],
     properties: {
-      status: { enum: ['ok', 'degraded'] },
-      database: { type: 'string' },
-      temporal: { type: 'string' },
-      job_starts: { type: 'string', description: '`ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes)' },
+      status: described('`ok` when the database and Temporal answer and jobs can start', { enum: ['ok', 'degraded'] }),
+      database: described('`ok`, or `unavailable: <reason>`', { type: 'string' }),
+      temporal: described('`ok`, or `unavailable: <reason>`', { type: 'string' }),
+      job_starts: described('`ok`, or `unavailable: <reason>` when a job could not start now (e.g. the namespace lacks the job search attributes)', { type: 'string' }),
     },
-  },
-  Page: {
-    type: 'object',
-    required: ['items', 'next_cursor'],
-    properties: { items: { type: 'array' }, next_cursor: { type: ['string', 'null'] } },
   },
 };

@@ -1,13 +1,14 @@
-import { id, obj, ref, ts } from './common';
+import { id, described, obj, ref, ts } from './common';
 
 /** Models, versions, handlers and handler contracts. */
 export const modelSchemas: Record<string, object> = {
   LambdaHandler: {
     type: 'object',
+    description: 'An AWS Lambda function, invoked asynchronously with the job payload; it reports through the completion route',
     additionalProperties: false,
     required: ['type', 'arn'],
     properties: {
-      type: { const: 'lambda' },
+      type: described('Handler kind', { const: 'lambda' }),
       arn: {
         type: 'string',
         description: 'A Lambda function ARN or function name',
@@ -18,10 +19,11 @@ export const modelSchemas: Record<string, object> = {
   },
   ContainerTaskHandler: {
     type: 'object',
+    description: 'An ECS task, run with the job payload in MOS_JOB; it reports through the completion route',
     additionalProperties: false,
     required: ['type', 'target'],
     properties: {
-      type: { const: 'container_task' },
+      type: described('Handler kind', { const: 'container_task' }),
       target: {
         type: 'string',
         description: '<cluster>/<task_definition>: a cluster short name, then a family, optionally family:revision',
@@ -29,6 +31,7 @@ export const modelSchemas: Record<string, object> = {
       },
       launch: {
         type: 'object',
+        description: 'RunTask options; container_name (default: the family) is the container that receives the job',
         additionalProperties: false,
         properties: {
           launch_type: { enum: ['FARGATE', 'EC2', 'EXTERNAL'] },
@@ -42,15 +45,17 @@ export const modelSchemas: Record<string, object> = {
   },
   InProcessHandler: {
     type: 'object',
+    description: 'An implementation registered in the service. Built-ins: `echo` returns its input, `sum` adds `input.values`, `fail` always fails, `manual` waits for a report on the completion route',
     additionalProperties: false,
     required: ['type', 'name'],
     properties: {
-      type: { const: 'in_process' },
+      type: described('Handler kind', { const: 'in_process' }),
       name: { type: 'string', description: 'An implementation registered in the service', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
     },
   },
   Handler: {
     type: 'object',
+    description: 'Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name`',
     required: ['type'],
     properties: { type: { enum: ['lambda', 'container_task', 'in_process'] } },
     oneOf: [ref('LambdaHandler'), ref('ContainerTaskHandler'), ref('InProcessHandler')],
@@ -59,15 +64,19 @@ export const modelSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     required: ['training', 'inference'],
-    properties: { training: ref('Handler'), inference: ref('Handler') },
+    properties: { training: described('Runs training jobs', ref('Handler')), inference: described('Runs inference jobs', ref('Handler')) },
   },
   HandlerContract: {
     type: 'object',
     additionalProperties: false,
-    properties: { input_schema: { type: ['object', 'boolean'] }, output_schema: { type: ['object', 'boolean'] } },
+    properties: {
+      input_schema: described('JSON Schema 2020-12 of the job input; checked before dispatch (422)', { type: ['object', 'boolean'] }),
+      output_schema: described('JSON Schema 2020-12 of the reported output; a mismatch is only logged', { type: ['object', 'boolean'] }),
+    },
   },
   HandlerContracts: {
     type: ['object', 'null'],
+    description: 'Typed contracts per handler; when set, they (not the handlers) decide which subscriptions go stale',
     additionalProperties: false,
     properties: { training: ref('HandlerContract'), inference: ref('HandlerContract') },
   },
@@ -76,16 +85,16 @@ export const modelSchemas: Record<string, object> = {
     additionalProperties: false,
     required: ['name', 'description', 'metadata', 'handlers'],
     properties: {
-      id,
-      name: { type: 'string', minLength: 1, maxLength: 200 },
-      description: { type: 'string', maxLength: 10000 },
-      metadata: obj,
+      id: described('Model identifier; a UUIDv7 is generated when omitted', id),
+      name: described('Display name', { type: 'string', minLength: 1, maxLength: 200 }),
+      description: described('What the model does', { type: 'string', maxLength: 10000 }),
+      metadata: described('Free-form metadata', obj),
       handlers: ref('Handlers'),
       handler_contracts: ref('HandlerContracts'),
-      version: { ...id, description: 'The first version, created pending; default "1"' },
-      version_description: { type: 'string', maxLength: 10000 },
-      version_metadata: obj,
-      features: ref('FeatureDefinitions'),
+      version: described('The first version, created pending; default "1"', id),
+      version_description: described('Description of the first version', { type: 'string', maxLength: 10000 }),
+      version_metadata: described('Metadata of the first version', obj),
+      features: described('The first version\'s feature freeze: what services must provide to use it', ref('FeatureDefinitions')),
     },
   },
   UpdateModelRequest: {
@@ -93,25 +102,40 @@ export const modelSchemas: Record<string, object> = {
     additionalProperties: false,
     minProperties: 1,
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: 200 },
-      description: { type: 'string', maxLength: 10000 },
-      metadata: obj,
+      name: described('Display name', { type: 'string', minLength: 1, maxLength: 200 }),
+      description: described('What the model does', { type: 'string', maxLength: 10000 }),
+      metadata: described('Free-form metadata', obj),
       handlers: ref('Handlers'),
       handler_contracts: ref('HandlerContracts'),
     },
   },
   ModelVersion: {
     type: 'object',
+    description: 'A version of a model with its frozen feature contract',
+    required: ['model_id', 'version', 'description', 'metadata', 'status', 'features', 'created_at', 'updated_at'],
     properties: {
-      model_id: id, version: id, description: { type: 'string' }, metadata: obj,
-      status: { enum: ['pending', 'training', 'active', 'failed'] }, features: ref('FeatureDefinitions'), ...ts,
+      model_id: described('The model', id),
+      version: described('Version string within the model', id),
+      description: described('What changed', { type: 'string' }),
+      metadata: described('Free-form metadata', obj),
+      status: described('Only `active` versions can be assigned or run', { enum: ['pending', 'training', 'active', 'failed'] }),
+      features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
+      ...ts,
     },
   },
   Model: {
     type: 'object',
+    description: 'A registered model',
+    required: ['id', 'name', 'description', 'handlers', 'handler_contracts', 'metadata', 'status', 'created_at', 'updated_at'],
     properties: {
-      id, name: { type: 'string' }, description: { type: 'string' }, handlers: ref('Handlers'),
-      handler_contracts: ref('HandlerContracts'), metadata: obj, status: { enum: ['pending', 'active'] }, ...ts,
+      id: described('Model registry identifier', id),
+      name: described('Display name', { type: 'string' }),
+      description: described('What the model does', { type: 'string' }),
+      handlers: ref('Handlers'),
+      handler_contracts: ref('HandlerContracts'),
+      metadata: described('Free-form metadata', obj),
+      status: described('`active` while any version is active', { enum: ['pending', 'active'] }),
+      ...ts,
     },
   },
   ModelEnvelope: {
@@ -119,7 +143,7 @@ export const modelSchemas: Record<string, object> = {
     required: ['model', 'version'],
     properties: {
       model: ref('Model'),
-      version: { oneOf: [ref('ModelVersion'), { type: 'null' }] },
+      version: described('The newest version', { oneOf: [ref('ModelVersion'), { type: 'null' }] }),
       stale_subscriptions: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'On update: the subscriptions this change made stale' },
     },
   },
@@ -127,12 +151,17 @@ export const modelSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     required: ['version', 'features'],
-    properties: { version: id, description: { type: 'string', maxLength: 10000 }, metadata: obj, features: ref('FeatureDefinitions') },
+    properties: {
+      version: described('Version string, unique within the model', id),
+      description: described('What changed', { type: 'string', maxLength: 10000 }),
+      metadata: described('Free-form metadata', obj),
+      features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
+    },
   },
   VersionStatusRequest: {
     type: 'object',
     additionalProperties: false,
     required: ['status'],
-    properties: { status: { enum: ['pending', 'training', 'active', 'failed'] } },
+    properties: { status: described('The new status (start training with POST .../train instead of `training`)', { enum: ['pending', 'training', 'active', 'failed'] }) },
   },
 };

@@ -1,62 +1,83 @@
-import { id, ref, ts } from './common';
+import { id, described, ref, ts } from './common';
 
 /** Clients, domains and feature definitions. */
 export const tenantSchemas: Record<string, object> = {
   Client: {
     type: 'object',
-    properties: { client_id: id, client_uuid: { type: 'string', format: 'uuid' }, name: { type: 'string' }, status: { enum: ['active', 'suspended'] }, ...ts },
+    description: 'A tenant of the registry',
+    required: ['client_id', 'client_uuid', 'name', 'status', 'created_at', 'updated_at'],
+    properties: {
+      client_id: described('Tenant identifier, as used in paths', id),
+      client_uuid: described('Internal identifier', { type: 'string', format: 'uuid' }),
+      name: described('Display name', { type: 'string' }),
+      status: described('`suspended` tenants keep their data readable and editable but start no new jobs', { enum: ['active', 'suspended'] }),
+      ...ts,
+    },
   },
   UpsertClientRequest: {
     type: 'object',
     additionalProperties: false,
-    properties: { name: { type: 'string', maxLength: 200 } },
+    properties: { name: described('Display name; omitted keeps the current one', { type: 'string', maxLength: 200 }) },
   },
   ClientStatusRequest: {
     type: 'object',
     additionalProperties: false,
     required: ['status'],
-    properties: { status: { enum: ['active', 'suspended'] } },
+    properties: { status: described('The new status', { enum: ['active', 'suspended'] }) },
   },
   FeatureDefinition: {
     type: 'object',
+    description: 'A named input of a domain\'s services',
     additionalProperties: false,
     required: ['name', 'json_schema', 'mandatory'],
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: 128 },
-      json_schema: { type: 'object' },
-      mandatory: { type: 'boolean' },
+      name: described('Feature name, unique in the set: a letter or `_`, then letters, digits, `_`, `.`, `-`', { type: 'string', minLength: 1, maxLength: 128 }),
+      json_schema: described('JSON Schema 2020-12 of the value, using only type, enum, minimum, maximum, items, prefixItems, minItems, maxItems, oneOf and the annotations default, description, title, const, $schema. A `default` applies when the value is omitted.', { type: 'object' }),
+      mandatory: described('When true, a service must provide the value unless the schema has a default', { type: 'boolean' }),
     },
   },
-  FeatureDefinitions: { type: 'array', maxItems: 500, items: ref('FeatureDefinition') },
+  FeatureDefinitions: { type: 'array', description: 'Feature definitions (at most 500)', maxItems: 500, items: ref('FeatureDefinition') },
   Domain: {
     type: 'object',
+    description: 'A group of services of one tenant, with its feature definitions',
+    required: ['client_id', 'domain_id', 'domain_uuid', 'status', 'created_at', 'updated_at'],
     properties: {
-      client_id: id, domain_id: id, domain_uuid: { type: 'string', format: 'uuid' },
-      status: { enum: ['not_ready', 'active'] }, ...ts,
+      client_id: described('The owning tenant', id),
+      domain_id: described('Identifier within the tenant', id),
+      domain_uuid: described('Internal identifier', { type: 'string', format: 'uuid' }),
+      status: described('Services can be initialized and service assignments bound only in `active` domains', { enum: ['not_ready', 'active'] }),
+      ...ts,
     },
   },
   CreateDomainRequest: {
     type: 'object',
     additionalProperties: false,
-    properties: { domain_id: id, features: ref('FeatureDefinitions') },
+    properties: {
+      domain_id: described('Identifier within the tenant; a UUIDv7 is generated when omitted', id),
+      features: described('Initial feature definitions', ref('FeatureDefinitions')),
+    },
   },
   DomainStatusRequest: {
     type: 'object',
     additionalProperties: false,
     required: ['status'],
-    properties: { status: { enum: ['not_ready', 'active'] } },
+    properties: { status: described('The new status', { enum: ['not_ready', 'active'] }) },
   },
   ReplaceFeaturesRequest: {
     type: 'object',
     additionalProperties: false,
     required: ['features'],
-    properties: { features: ref('FeatureDefinitions') },
+    properties: { features: described('The new set; stored services keep their features (persist-only)', ref('FeatureDefinitions')) },
   },
-  FeaturesResponse: { type: 'object', properties: { features: ref('FeatureDefinitions') } },
+  FeaturesResponse: {
+    type: 'object',
+    required: ['features'],
+    properties: { features: described('The live feature definitions', ref('FeatureDefinitions')) },
+  },
   AssignModelRequest: {
     type: 'object',
     additionalProperties: false,
     required: ['model_id'],
-    properties: { model_id: id },
+    properties: { model_id: described('The model whose newest active version becomes the domain default assignment', id) },
   },
 };

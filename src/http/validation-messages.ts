@@ -1,0 +1,61 @@
+import type { ErrorObject } from 'ajv';
+
+/** `/handlers/training` → `handlers.training`; the root is `body`. */
+function fieldName(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.length ? parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') : 'body';
+}
+
+function valueAt(data: unknown, instancePath: string): any {
+  return instancePath.split('/').slice(1).reduce((o: any, k) => (o == null ? undefined : o[k.replace(/~1/g, '/').replace(/~0/g, '~')]), data);
+}
+
+/** A handler object names its kind, so its rules can be phrased for that kind ("in_process handler requires name"). */
+function handlerKind(e: ErrorObject, data: unknown): string | undefined {
+  if (!/Handler\//.test(e.schemaPath)) return undefined;
+  const type = valueAt(data, e.instancePath)?.type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+function phrase(e: ErrorObject, data: unknown): string | undefined {
+  const field = fieldName(e.instancePath);
+  const kind = handlerKind(e, data);
+  const p = e.params as Record<string, any>;
+  switch (e.keyword) {
+    case 'required':
+      return kind ? `${field}: ${kind} handler requires ${p.missingProperty}` : `${fieldName(e.instancePath, p.missingProperty)} is required`;
+    case 'additionalProperties':
+      return kind ? `${field}: ${kind} handler does not take ${p.additionalProperty}` : `${fieldName(e.instancePath, p.additionalProperty)} is not a known field`;
+    case 'unevaluatedProperties':
+      return `${fieldName(e.instancePath, p.unevaluatedProperty)} is not a known field`;
+    case 'discriminator':
+      return `${fieldName(e.instancePath, p.tag)} must be one of lambda, container_task, in_process (the handler kind)`;
+    case 'enum':
+      return `${field} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${field} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'type':
+      return `${field} must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}`;
+    case 'pattern': {
+      const what = (e.parentSchema as { description?: string } | undefined)?.description;
+      return what ? `${field} must be ${what[0].toLowerCase()}${what.slice(1)} (pattern ${p.pattern})` : `${field} must match ${p.pattern}`;
+    }
+    case 'format':
+      return `${field} must be a ${p.format} string`;
+    // Wrappers whose branches already produced the useful errors.
+    case 'oneOf':
+    case 'anyOf':
+    case 'allOf':
+    case 'if':
+      return undefined;
+    default:
+      return `${field} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** ajv's errors as a sentence a caller can act on: each names the field and the rule it broke. */
+export function describeBodyErrors(errors: ErrorObject[] | null | undefined, data: unknown): string {
+  const messages = [...new Set((errors ?? []).map((e) => phrase(e, data)).filter((m): m is string => Boolean(m)))];
+  return messages.length ? messages.slice(0, 5).join('; ') : 'body is invalid';
+}
