@@ -818,7 +818,7 @@ export interface components {
         };
         Health: {
             /**
-             * @description `ok` when the database and Temporal both answer
+             * @description `ok` when the database and Temporal answer and jobs can start
              * @enum {unknown}
              */
             status: "ok" | "degraded";
@@ -826,6 +826,8 @@ export interface components {
             database: string;
             /** @description `ok`, or `unavailable: <reason>` */
             temporal: string;
+            /** @description `ok`, or `unavailable: <reason>` when a job could not start now (e.g. the namespace lacks the job search attributes) */
+            job_starts: string;
         };
         /** @description A tenant of the registry */
         Client: {
@@ -1546,7 +1548,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "database": "ok",
-                     *       "temporal": "ok"
+                     *       "temporal": "ok",
+                     *       "job_starts": "ok"
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
