@@ -14,6 +14,9 @@ function pathParameters(path: string) {
 }
 
 function responses(op: Operation) {
+  if (op.contentType) {
+    return { [op.status]: { description: 'Success', content: { [op.contentType]: { schema: { type: 'string' } } } } };
+  }
   const success = op.paginated
     ? { type: 'object', properties: { items: { type: 'array', items: { $ref: `#/components/schemas/${op.response}` } }, next_cursor: { type: ['string', 'null'] } } }
     : { $ref: `#/components/schemas/${op.response}` };
@@ -35,6 +38,12 @@ function responses(op: Operation) {
   return out;
 }
 
+/** The first segment after the version (`/v2/models/...` → models), or the first segment (`/metrics`). */
+function tagOf(path: string): string {
+  const [first, second] = path.split('/').filter(Boolean);
+  return first === 'v2' ? second : first;
+}
+
 function pathItem(op: Operation) {
   const query = Object.entries(op.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
   if (op.paginated) {
@@ -44,7 +53,7 @@ function pathItem(op: Operation) {
   return {
     operationId: op.id,
     summary: op.summary,
-    tags: [op.path.split('/')[2]],
+    tags: [tagOf(op.path)],
     ...(op.permission === 'public' ? { security: [] } : {}),
     'x-permission': op.permission,
     'x-tenancy': op.tenancy,
