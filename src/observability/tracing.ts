@@ -70,14 +70,8 @@ export function startTracing(options: { serviceName: string; spanProcessor: Span
   };
 }
 
-/**
- * Tracing as the environment asks: on when an OTLP endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT`, or the
- * traces-only `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) and `OTEL_SDK_DISABLED` is not `true`; otherwise off, and then
- * nothing is patched, no interceptor is added and no span is made.
- */
-export function tracingFromEnv(env: Record<string, string | undefined>, serviceName: string): Tracing | undefined {
-  if (env.OTEL_SDK_DISABLED === 'true') return undefined;
-  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
-  // The exporter reads the endpoint, headers and timeout from the same OTEL_EXPORTER_OTLP_* variables.
-  return startTracing({ serviceName: env.OTEL_SERVICE_NAME || serviceName, spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) });
+/** Tracing that exports over OTLP to the endpoint in the OTEL_EXPORTER_OTLP_* variables (see tracing-env.ts). */
+export function startOtlpTracing(serviceName: string): Tracing {
+  // The exporter reads the endpoint, headers and timeout from the same variables.
+  return startTracing({ serviceName, spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) });
 }
