@@ -21,6 +21,8 @@ export interface Tracing {
   clientInterceptors: WorkflowClientInterceptor[];
   /** Activity spans, the workflow interceptor module, and the sink that exports spans made inside workflows. */
   workerOptions: Required<Pick<WorkerOptions, 'sinks'>> & { interceptors: NonNullable<WorkerOptions['interceptors']> };
+  /** The HTTP, Koa and pg instrumentations, which patch those modules as Node loads them. */
+  instrumentations: Instrumentation[];
   /** Flushes the spans still buffered and unpatches the instrumented modules. */
   shutdown(): Promise<void>;
 }
@@ -63,6 +65,7 @@ export function startTracing(options: { serviceName: string; spanProcessor: Span
       },
       sinks: { exporter: makeWorkflowExporter(options.spanProcessor, resource) },
     },
+    instrumentations,
     async shutdown() {
       await sdk.shutdown();
       for (const instrumentation of instrumentations) instrumentation.disable();
