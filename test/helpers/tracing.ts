@@ -1,3 +1,4 @@
+import type { InstrumentationBase } from '@opentelemetry/instrumentation';
 import type { Tracing } from '../../src/observability/tracing';
 
 /**
@@ -7,7 +8,7 @@ import type { Tracing } from '../../src/observability/tracing';
  */
 export function patchModulesForJest(tracing: Tracing): void {
   for (const instrumentation of tracing.instrumentations) {
-    for (const definition of instrumentation.getModuleDefinitions()) {
+    for (const definition of (instrumentation as InstrumentationBase).getModuleDefinitions()) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const exports = require(definition.name);
       definition.patch?.(exports);

@@ -10,9 +10,8 @@ import { freePort } from '../../src/temporal/dev-server';
 describe('metrics after a job runs end to end', () => {
   let h: Harness;
   let lambda: AwsStandIn;
-  let worker: ChildProcess;
+  let worker: ChildProcess & { output(): string };
   let workerMetricsUrl: string;
-  let workerOutput = '';
 
   beforeAll(async () => {
     lambda = await AwsStandIn.start(() => ({ status: 202 }));
@@ -32,7 +31,6 @@ describe('metrics after a job runs end to end', () => {
       AWS_ACCESS_KEY_ID: TEST_AWS.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: TEST_AWS.credentials.secretAccessKey,
     });
-    worker.stdout!.on('data', (chunk) => (workerOutput += chunk));
   });
   afterAll(async () => {
     if (worker) await killHard(worker);
@@ -110,6 +108,6 @@ describe('metrics after a job runs end to end', () => {
     const exited = new Promise<number | null>((r) => worker.once('exit', (code) => r(code)));
     worker.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(workerOutput).toContain('worker stopped');
+    expect(worker.output()).toContain('worker stopped');
   });
 });
