@@ -27,7 +27,8 @@ interface Scrape { t: number; api: Samples; worker: Samples }
 function parse(text: string): Samples {
   const out: Samples = new Map();
   for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    // Greedy up to the last brace: route labels hold braces of their own (`/v2/models/{model_id}`).
+    const m = /^([a-zA-Z_:][\w:]*)(\{.*\})?\s+(\S+)$/.exec(line);
     if (m) out.set(m[1] + (m[2] ?? ''), Number(m[3]));
   }
   return out;
@@ -41,7 +42,7 @@ function labelsOf(key: string): Record<string, string> {
 
 function spawnEntry(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
   const js = path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'));
-  const child = spawn(process.execPath, [js], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [js], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -101,7 +102,7 @@ async function run() {
       AWS_ENDPOINT_URL_LAMBDA: lambdaUrl, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y',
     };
     children.push(await spawnEntry('src/main.ts', { ...common, PORT: String(apiPort) }, 'API listening'));
-    children.push(await spawnEntry('src/worker.ts', { ...common, LOG_LEVEL: 'info', WORKER_METRICS_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) }, 'worker running'));
+    children.push(await spawnEntry('src/worker.ts', { ...common, WORKER_METRICS_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) }, 'worker running'));
     const api = `http://127.0.0.1:${apiPort}`;
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(api + p, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -135,7 +136,8 @@ async function run() {
     })();
 
     // Load in phases: a ramp up, a peak, a dip and a second burst.
-    const phases = [{ seconds: 15, concurrency: 2 }, { seconds: 20, concurrency: 6 }, { seconds: 15, concurrency: 12 }, { seconds: 15, concurrency: 3 }, { seconds: 15, concurrency: 10 }];
+    // Sized for a small machine (2 cores shared by Postgres, Temporal, the API and the worker).
+    const phases = [{ seconds: 15, concurrency: 1 }, { seconds: 20, concurrency: 3 }, { seconds: 15, concurrency: 6 }, { seconds: 15, concurrency: 2 }, { seconds: 15, concurrency: 5 }];
     const mix = ['scorer', 'scorer', 'ranker', 'enricher', 'enricher', 'enricher', 'flaky'];
     let jobs = 0;
     for (const phase of phases) {
@@ -146,7 +148,7 @@ async function run() {
           const res = await call('POST', `/v2/models/${target}/versions/1/infer`, { input: { n: jobs } });
           if (res.status === 202) jobs++;
           await call('GET', `/v2/models/${target}/versions/1/jobs/${res.body.job_id}`);
-          await sleep(50);
+          await sleep(150);
         }
       }));
     }
