@@ -117,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
   }
+  const workerMetricsPort = optionalPort(env, 'WORKER_METRICS_PORT');
   return {
     port,
     databaseUrl: url(env, 'DATABASE_URL'),
@@ -145,11 +146,10 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 0),
       workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
     },
-    workerMetrics: (() => {
-      const metricsPort = optionalPort(env, 'WORKER_METRICS_PORT');
-      const sdkPort = optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (metricsPort ? metricsPort + 1 : undefined);
-      return { port: metricsPort, sdkPort };
-    })(),
+    workerMetrics: {
+      port: workerMetricsPort,
+      sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),
+    },
   };
 }
 
