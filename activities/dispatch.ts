@@ -13,6 +13,8 @@ export interface DispatchPayload {
   input: Record<string, unknown>;
   trigger_output?: Record<string, unknown>;
   completion: { method: 'POST'; path: string; url: string };
+  /** W3C trace context of the dispatch, when tracing is on: send it back as the `traceparent` header of the completion. */
+  traceparent?: string;
 }
 
 export type Handler =
@@ -79,6 +81,8 @@ async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'con
             { name: 'MOS_JOB', value: JSON.stringify(payload) },
             { name: 'MOS_JOB_ID', value: payload.job_id },
             { name: 'MOS_COMPLETION_URL', value: payload.completion.url },
+            // The name OpenTelemetry's environment-variable carrier reads.
+            ...(payload.traceparent ? [{ name: 'TRACEPARENT', value: payload.traceparent }] : []),
           ],
         }],
       },

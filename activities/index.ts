@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
+import { context as otelContext, propagation } from '@opentelemetry/api';
 import * as jobs from '../src/db/jobs.repository';
 import * as models from '../src/db/models.repository';
 import * as subs from '../src/db/subscriptions.repository';
@@ -8,6 +9,8 @@ import { recordOutcome, RecordedOutcome } from '../src/domain/job-outcomes';
 import { fireSubscription, CascadeRejected, FireInput } from '../src/domain/cascades';
 import type { UserSchemaCompiler } from '../src/domain/json-schemas';
 import type { JobLauncher } from '../src/temporal/job-launcher';
+import type { ServiceMetrics } from '../src/observability/metrics';
+import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, DispatchClients, DispatchResult, Handler } from './dispatch';
 import type { CompletionReport, CompletionResult, StartClaim } from '../workflows/definitions';
 
@@ -19,11 +22,20 @@ export interface ActivityDeps {
   log: Logger;
   publicBaseUrl: string;
   maxCascadeDepth: number;
+  metrics?: ServiceMetrics;
+}
+
+/** The W3C `traceparent` of the active span, for handlers to send back with their completion; none without tracing. */
+function traceparent(): { traceparent?: string } {
+  const carrier: Record<string, string> = {};
+  propagation.inject(otelContext.active(), carrier);
+  return carrier.traceparent ? { traceparent: carrier.traceparent } : {};
 }
 
 /** The job workflow's side effects, closing over the worker's dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  const { knex } = deps;
+  const { knex, metrics } = deps;
+  const cascadeLauncher = launchInLinkedTrace(deps.launcher);
 
   async function loadJob(jobId: string) {
     const job = await jobs.findJob(knex, jobId);
@@ -63,19 +75,28 @@ export function createActivities(deps: ActivityDeps) {
       if (!model) throw ApplicationFailure.create({ message: `model ${job.model_id} does not exist`, nonRetryable: true });
       const path = `/v2/models/${encodeURIComponent(job.model_id)}/versions/${encodeURIComponent(job.model_version)}/jobs/${job.job_id}/complete`;
       const triggerOutput = job.metadata?.trigger_output as Record<string, unknown> | undefined;
-      return dispatch(deps.clients, model.handlers[job.job_type] as unknown as Handler, {
-        job_id: job.job_id,
-        job_type: job.job_type,
-        model_id: job.model_id,
-        model_version: job.model_version,
-        input: job.input ?? {},
-        ...(triggerOutput ? { trigger_output: triggerOutput } : {}),
-        completion: { method: 'POST', path, url: `${deps.publicBaseUrl.replace(/\/$/, '')}${path}` },
-      });
+      const handler = model.handlers[job.job_type] as unknown as Handler;
+      metrics?.dispatchAttempts.inc({ handler: handler.type });
+      try {
+        return await dispatch(deps.clients, handler, {
+          job_id: job.job_id,
+          job_type: job.job_type,
+          model_id: job.model_id,
+          model_version: job.model_version,
+          input: job.input ?? {},
+          ...(triggerOutput ? { trigger_output: triggerOutput } : {}),
+          completion: { method: 'POST', path, url: `${deps.publicBaseUrl.replace(/\/$/, '')}${path}` },
+          ...traceparent(),
+        });
+      } catch (err) {
+        const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
+        metrics?.dispatchFailures.inc({ handler: handler.type, retryable: String(retryable) });
+        throw err;
+      }
     },
 
     async recordCompletion(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
-      return recordOutcome(knex, deps.schemas, deps.log, jobId, report);
+      return recordOutcome(knex, deps.schemas, deps.log, jobId, report, metrics);
     },
 
     async triggeredSubscriptions(jobId: string, triggerEvent: string): Promise<string[]> {
@@ -85,7 +106,7 @@ export function createActivities(deps: ActivityDeps) {
 
     async fireSubscription(input: FireInput): Promise<{ job_id: string }> {
       try {
-        return await fireSubscription({ knex, schemas: deps.schemas, launcher: deps.launcher, maxCascadeDepth: deps.maxCascadeDepth }, input);
+        return await fireSubscription({ knex, schemas: deps.schemas, launcher: cascadeLauncher, maxCascadeDepth: deps.maxCascadeDepth }, input);
       } catch (err) {
         if (err instanceof CascadeRejected) {
           activityLog.warn('cascade rejected', { ...input, reason: err.message });
@@ -97,6 +118,9 @@ export function createActivities(deps: ActivityDeps) {
 
     async storeCompletionResult(jobId: string, result: CompletionResult): Promise<void> {
       await jobs.storeCompletionResult(knex, jobId, result);
+      // Counted here, where each entry's final outcome (after its retries) is known, once per job.
+      const failed = result.triggered_events.filter((e) => e.error).length;
+      metrics?.cascadeFinished(result.triggered_events.length - failed, failed);
     },
   };
 }

@@ -33,6 +33,12 @@ import { registerModelRoutes } from './routes/models.routes';
 import { registerJobRoutes } from './routes/jobs.routes';
 import { registerSubscriptionRoutes } from './routes/subscriptions.routes';
 import { registerDocsRoutes } from './routes/docs.routes';
+import { registerMetricsRoutes } from './routes/metrics.routes';
+import { ServiceMetrics } from './observability/metrics';
+import { poolStats } from './db/pool-stats';
+import { httpMetrics } from './http/metrics-middleware';
+import { ServingState, closeConnectionsWhileDraining } from './http/serving-state';
+import { traceRequests } from './http/trace-middleware';
 
 export interface AppDeps {
   config: Config;
@@ -43,21 +49,28 @@ export interface AppDeps {
   log: Logger;
   /** Names of the in-process implementations the worker has registered. */
   inProcessNames: string[];
+  /** This process's metrics; a fresh set (with the pool of `knex`) when omitted. */
+  metrics?: ServiceMetrics;
+  /** Turns the readiness route not-ready once a shutdown starts; a fresh (serving) state when omitted. */
+  serving?: ServingState;
 }
 
 /** Builds the Koa app from its dependencies; nothing here is global, so tests build it against real services. */
-export function createApp(deps: AppDeps): { app: Koa; router: Router } {
+export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: ServiceMetrics; serving: ServingState } {
   const { knex, log } = deps;
+  const metrics = deps.metrics ?? new ServiceMetrics({ pool: poolStats(knex) });
+  const serving = deps.serving ?? new ServingState();
   const schemas = new UserSchemaCompiler();
   const rules = new FeatureRules(schemas);
-  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log });
+  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log, metrics });
   const assignments = createAssignmentsService({ knex, rules });
   const starts = createJobStarts({ knex, jobs });
 
   const router = new Router();
   const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth });
   registerDocsRoutes(router, buildOpenApiDocument());
-  registerHealthRoutes(route, { knex, temporal: deps.temporal, launcher: deps.launcher });
+  registerHealthRoutes(route, { knex, temporal: deps.temporal, launcher: deps.launcher, serving });
+  registerMetricsRoutes(route, metrics);
   registerClientRoutes(route, createClientsService(knex));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
@@ -69,7 +82,11 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
   const app = new Koa();
   app.proxy = true;
   app.silent = true;
+  app.use(traceRequests());
   app.use(requestContext(log));
+  // Outside the error middleware, so the series carry the status the client got.
+  app.use(httpMetrics(metrics));
+  app.use(closeConnectionsWhileDraining(serving));
   app.use(errorMiddleware());
   app.use(cors(deps.config.corsAllowedOrigins, methodsOf));
   app.use(requireJsonBody());
@@ -83,5 +100,5 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
   }));
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
-  return { app, router };
+  return { app, router, metrics, serving };
 }

@@ -36,6 +36,20 @@ export interface Config {
   /** Browser origins allowed to call the API (CORS); empty: CORS off. `*` allows any origin. */
   corsAllowedOrigins: string[];
   logLevel: string;
+  shutdown: {
+    /** API: how long it stays up not-ready, still serving, before it stops accepting (load balancers notice). */
+    delaySeconds: number;
+    /** API: how long in-flight requests get to finish once it stops accepting; then connections are cut. */
+    timeoutSeconds: number;
+    /** Worker: how long running activities get to finish after polling stops; then they are cancelled and retried elsewhere. */
+    workerGraceSeconds: number;
+  };
+  workerMetrics: {
+    /** Port of the worker's /metrics (its own series and the Temporal SDK's); none when unset. */
+    port?: number;
+    /** Port the Temporal SDK's Prometheus exporter binds on 127.0.0.1; the worker's /metrics includes it. */
+    sdkPort?: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -48,6 +62,13 @@ function integer(env: Env, name: string, fallback: number, min = 1): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  if (env[name] === undefined || env[name] === '') return undefined;
+  const port = integer(env, name, 0, 1);
+  if (port > 65535) throw new ConfigError(`${name} must be a port (1-65535), got "${env[name]}"`);
+  return port;
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -114,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
   }
+  const workerMetricsPort = optionalPort(env, 'WORKER_METRICS_PORT');
   return {
     port,
     databaseUrl: url(env, 'DATABASE_URL'),
@@ -138,6 +160,15 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
     corsAllowedOrigins: parseAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
     logLevel,
+    shutdown: {
+      delaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0),
+      timeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 0),
+      workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
+    },
+    workerMetrics: {
+      port: workerMetricsPort,
+      sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),
+    },
   };
 }
 

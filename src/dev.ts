@@ -1,18 +1,24 @@
-import { startDevRunner } from './dev/runner';
-import { DEV_PLATFORM_CLIENT } from './dev/dev-auth';
-import { projectRoot, dataDir } from './paths';
-import { loadConfig } from './config';
+import { tracingFromEnv } from './observability/tracing-env';
+
+// As in main.ts: tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the modules it instruments load.
+const tracing = tracingFromEnv(process.env, 'model-orchestration-dev');
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { startDevRunner } = require('./dev/runner') as typeof import('./dev/runner');
+const { DEV_PLATFORM_CLIENT } = require('./dev/dev-auth') as typeof import('./dev/dev-auth');
+const { projectRoot, dataDir } = require('./paths') as typeof import('./paths');
+const { loadConfig } = require('./config') as typeof import('./config');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** `npm start`: see src/dev/runner.ts. Prints where everything is, and stops all of it on Ctrl-C. */
 async function run() {
   const root = projectRoot();
-  const runner = await startDevRunner({ env: process.env, root, dataDir: dataDir() });
+  const runner = await startDevRunner({ env: process.env, root, dataDir: dataDir(), tracing });
   let stopping = false;
   const onSignal = () => {
     if (stopping) return;
     stopping = true;
     console.log('\n  Stopping everything npm start started...');
-    runner.stop().finally(() => process.exit(0));
+    runner.stop().then(() => tracing?.shutdown()).finally(() => process.exit(0));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

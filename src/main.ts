@@ -1,33 +1,12 @@
-import { createRemoteJWKSet } from 'jose';
-import { loadConfig, requireProductionSettings } from './config';
-import { createLogger } from './logger';
-import { createKnex } from './db/knex';
-import { connectTemporalClient } from './temporal/connection';
-import { jobLauncherFor } from './temporal/job-launcher';
-import { createTokenVerifier } from './auth/verifier';
-import { createApp } from './app';
-import { builtinImplementations } from '../activities/in-process/registry';
-import { onShutdown } from './shutdown';
+import { tracingFromEnv } from './observability/tracing-env';
 
-/** Production API process: reads the environment, connects, serves. */
-async function run() {
-  const config = loadConfig();
-  requireProductionSettings(config);
-  const log = createLogger(config.logLevel, 'api');
-  const knex = createKnex(config.databaseUrl!);
-  const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace);
-  const launcher = jobLauncherFor(temporal, config);
-  const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl!)), issuer: config.auth.issuer, audience: config.auth.audience });
-  const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(builtinImplementations) });
-  const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));
-  onShutdown(log, async () => {
-    await new Promise((r) => server.close(r));
-    await temporal.connection.close();
-    await knex.destroy();
-  });
-}
+// The HTTP, Koa and pg instrumentations patch those modules as they load, so tracing starts before anything
+// requires them: the API's modules are loaded only after this line, hence `require` rather than `import`.
+const tracing = tracingFromEnv(process.env, 'model-orchestration-api');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { runApi } = require('./api-process') as typeof import('./api-process');
 
-run().catch((err) => {
+runApi(tracing).catch((err) => {
   console.error('API failed to start:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -16,6 +16,10 @@ import { createTokenVerifier } from '../auth/verifier';
 import { createApp } from '../app';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import type { Tracing } from '../observability/tracing';
+import { ServiceMetrics } from '../observability/metrics';
+import { poolStats } from '../db/pool-stats';
+import { clientMetricsInterceptor } from '../temporal/client-metrics';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev-auth';
 
 export interface DevRunnerOptions {
@@ -26,6 +30,8 @@ export interface DevRunnerOptions {
   /** Preferred ports of the dev server; free ones are taken when these are busy. */
   temporalPorts?: { grpc: number; ui: number };
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Tracing started by the caller before these modules loaded (src/dev.ts); off when omitted. */
+  tracing?: Tracing;
 }
 
 export interface DevRunner {
@@ -96,12 +102,16 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(() => knex.destroy());
     await migrateLatest(knex);
 
-    const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
+    // One process, one registry: the API's /metrics shows the worker's series too.
+    const metrics = new ServiceMetrics({ pool: poolStats(knex) });
+    const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
+      clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? []),
+    ]);
     cleanups.push(() => temporal.connection.close());
-    const launcher = jobLauncherFor(temporal, config);
+    const launcher = jobLauncherFor(temporal, config, metrics);
 
     const { worker, connection } = await createJobWorker({
-      config, knex, client: temporal, log, inProcess: builtinImplementations, workflowBundle: options.workflowBundle,
+      config, knex, client: temporal, log, inProcess: builtinImplementations, workflowBundle: options.workflowBundle, tracing: options.tracing, metrics,
     });
     const workerRun = worker.run();
     cleanups.push(async () => {
@@ -114,7 +124,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(async () => reconciler.stop());
 
     const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl)), issuer: config.auth.issuer, audience: config.auth.audience });
-    const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(builtinImplementations) });
+    const { app } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));

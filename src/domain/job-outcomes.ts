@@ -5,6 +5,7 @@ import * as models from '../db/models.repository';
 import { updateService } from '../db/services.repository';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { CompletionReport } from '../../workflows/definitions';
+import type { ServiceMetrics } from '../observability/metrics';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -16,7 +17,7 @@ export interface RecordedOutcome {
 /**
  * Records a job's outcome and its effects in one transaction: the job row, the service's status
  * (inference of a service), the version's status (training). `report` null means the deadline passed.
- * Idempotent: an activity retry after a commit finds the job finished and changes nothing.
+ * Idempotent: an activity retry after a commit finds the job finished and changes nothing (and counts nothing).
  */
 export async function recordOutcome(
   knex: Knex,
@@ -24,8 +25,10 @@ export async function recordOutcome(
   log: Logger,
   jobId: string,
   report: CompletionReport | null,
+  metrics?: ServiceMetrics,
 ): Promise<RecordedOutcome> {
-  return knex.transaction(async (trx) => {
+  let finished: { jobType: string; status: string; createdAt: Date } | undefined;
+  const outcome = await knex.transaction(async (trx): Promise<RecordedOutcome> => {
     const job = await jobs.findJob(trx, jobId);
     if (!job) throw new Error(`job ${jobId} does not exist`);
     const status: jobs.JobStatus = report ? report.status : 'timed_out';
@@ -39,6 +42,7 @@ export async function recordOutcome(
       return { status: current.status, triggerEvent: triggerFor(current.job_type, current.status), base };
     }
 
+    finished = { jobType: job.job_type, status, createdAt: job.created_at };
     const model = await models.findModel(trx, job.model_id);
     const outputSchema = model?.handler_contracts?.[job.job_type]?.output_schema;
     if (status === 'success' && outputSchema !== undefined) {
@@ -57,6 +61,9 @@ export async function recordOutcome(
     }
     return { status, triggerEvent: triggerFor(job.job_type, status), base };
   });
+  // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
+  if (finished) metrics?.jobFinished(finished.jobType, finished.status, Math.max(0, (Date.now() - finished.createdAt.getTime()) / 1000));
+  return outcome;
 }
 
 function triggerFor(jobType: jobs.JobType, status: jobs.JobStatus): RecordedOutcome['triggerEvent'] {

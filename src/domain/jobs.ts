@@ -16,6 +16,7 @@ import { uuidv7 } from '../ids';
 import { requireClient } from './lookups';
 import { ConflictError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
+import type { ServiceMetrics } from '../observability/metrics';
 
 export interface JobRequestContext {
   principal: Principal;
@@ -39,8 +40,8 @@ class IdempotentReplay extends Error {
   }
 }
 
-export function createJobsService(deps: { knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger }) {
-  const { knex, launcher, log } = deps;
+export function createJobsService(deps: { knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger; metrics?: ServiceMetrics }) {
+  const { knex, launcher, log, metrics } = deps;
   const present = (row: repo.JobView) => repo.toJob(row, (id) => launcher.uiUrl(id));
 
   async function visibleJob(principal: Principal, modelId: string, version: string, jobId: string): Promise<repo.JobView> {
@@ -57,6 +58,26 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
     if (job.status !== report.status) throw new ConflictError(`the job was already reported ${job.status}`);
     if (!job.completion_result) throw new UnavailableError('the job is finishing; retry the completion shortly');
     return job.completion_result;
+  }
+
+  /** The completion through the workflow's `completeJob` update, or from the record once the answer is stored. */
+  async function completeJob(principal: Principal, modelId: string, version: string, jobId: string, report: CompletionReport): Promise<repo.CompletionResult> {
+    const job = await visibleJob(principal, modelId, version, jobId);
+    // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
+    if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
+    if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
+    try {
+      return await deps.temporal.workflow.getHandle(workflowIdFor(jobId)).executeUpdate(completeJobUpdate, { args: [report] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
+        throw new ConflictError(err.cause.message);
+      }
+      if (err instanceof WorkflowNotFoundError) {
+        // The workflow closed between our read and the update: the record now holds the answer.
+        return answerFromRecord((await repo.findJob(knex, jobId))!, report);
+      }
+      throw new UnavailableError('the job workflow could not be reached; retry the completion', { cause: err });
+    }
   }
 
   const owner = (ctx: JobRequestContext) => `${ctx.principal.subject}:${ctx.operation}`;
@@ -112,7 +133,7 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
         await launcher.launch(job);
       } catch (err) {
         if (err instanceof WorkflowStartRefused) {
-          await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error: { message: err.message, reason: 'start_refused' } });
+          await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error: { message: err.message, reason: 'start_refused' } }, metrics);
           log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
           throw new UnavailableError(`job ${job.job_id} could not start and is marked failed: ${err.message}`, { cause: err });
         }
@@ -154,21 +175,13 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
      * A repeated report with the same status returns the first answer; another status is a 409.
      */
     async complete(principal: Principal, modelId: string, version: string, jobId: string, report: CompletionReport): Promise<repo.CompletionResult> {
-      const job = await visibleJob(principal, modelId, version, jobId);
-      // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
-      if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
-      if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
       try {
-        return await deps.temporal.workflow.getHandle(workflowIdFor(jobId)).executeUpdate(completeJobUpdate, { args: [report] });
+        const result = await completeJob(principal, modelId, version, jobId, report);
+        metrics?.completionReported(result.triggered_events.some((e) => e.error) ? '207' : '200');
+        return result;
       } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
-          throw new ConflictError(err.cause.message);
-        }
-        if (err instanceof WorkflowNotFoundError) {
-          // The workflow closed between our read and the update: the record now holds the answer.
-          return answerFromRecord((await repo.findJob(knex, jobId))!, report);
-        }
-        throw new UnavailableError('the job workflow could not be reached; retry the completion', { cause: err });
+        if (err instanceof ConflictError) metrics?.completionReported('409');
+        throw err;
       }
     },
   };

@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../errors';
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The trace id of an incoming `traceparent` when tracing is off, so the logs still join the caller's trace;
+ * with tracing on, the logger's mixin adds the ids of the active span instead.
+ */
+function incomingTraceId(ctx: Context): string | undefined {
+  if (trace.getActiveSpan()) return undefined;
+  return TRACEPARENT.exec(ctx.get('traceparent'))?.[1];
+}
 
 /** A request id (taken from X-Request-Id when sane), a child logger, and one access log line per request. */
 export function requestContext(log: Logger) {
@@ -10,7 +22,8 @@ export function requestContext(log: Logger) {
     const requestId = /^[A-Za-z0-9._-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-Id', requestId);
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    const traceId = incomingTraceId(ctx);
+    ctx.state.log = log.child(traceId ? { requestId, trace_id: traceId } : { requestId });
     const started = performance.now();
     try {
       await next();

@@ -34,11 +34,15 @@ function successes(op: Operation): [number, string][] {
 function responses(op: Operation) {
   const out: Record<string, object> = {};
   for (const [status, description] of successes(op)) {
-    out[status] = { description, headers: requestIdHeader, content: json(successSchema(op), EXAMPLES[op.id]?.responses?.[status]) };
+    const content = op.contentType ? { [op.contentType]: { schema: { type: 'string' } } } : json(successSchema(op), EXAMPLES[op.id]?.responses?.[status]);
+    out[status] = { description, headers: requestIdHeader, content };
   }
-  if (op.id === 'getHealth') {
+  if (op.permission === 'public') {
     out[400] = ref('responses', 'BadRequest');
-    out[503] = { description: 'The database or Temporal does not answer', headers: requestIdHeader, content: json(ref('schemas', 'Health'), undefined) };
+    if (op.errors?.includes(503) || op.id === 'getHealth') {
+      const why = op.id === 'getReadiness' ? 'Not ready: draining, or a dependency is not in order' : 'The database or Temporal does not answer, or jobs cannot start';
+      out[503] = { description: why, headers: requestIdHeader, content: json(ref('schemas', op.response), undefined) };
+    }
     return out;
   }
   const codes = [400, 401, 403, 404, ...(op.body ? [413] : []), ...(op.errors ?? []).filter((c) => c !== 207), 503];

@@ -28,6 +28,8 @@ export interface Operation {
   paginated?: boolean;
   /** Takes an Idempotency-Key header: a repeat returns the first job. */
   idempotent?: boolean;
+  /** Media type of the success body when it is not JSON (the Prometheus text format). */
+  contentType?: 'text/plain';
 }
 
 const C = '/v2/clients/{client_id}';
@@ -41,6 +43,10 @@ const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: va
 /** Every route of the API: the one table that names its permission, tenancy and schemas. */
 export const OPERATIONS: Operation[] = [
   { id: 'getHealth', method: 'GET', path: '/v2/health', permission: 'public', tenancy: 'public', summary: 'Health of the API, its database and Temporal', response: 'Health', status: 200, errors: [503] },
+  { id: 'getLiveness', method: 'GET', path: '/v2/health/live', permission: 'public', tenancy: 'public', summary: 'Liveness: the process answers (also while draining)', response: 'Liveness', status: 200 },
+  { id: 'getReadiness', method: 'GET', path: '/v2/health/ready', permission: 'public', tenancy: 'public', summary: 'Readiness: Postgres, Temporal, search attributes and migrations are in order and the API is not draining', response: 'Readiness', status: 200, errors: [503] },
+  // Public like the health routes: bounded labels, no ids or tenant data (docs/observability.md).
+  { id: 'getMetrics', method: 'GET', path: '/metrics', permission: 'public', tenancy: 'public', summary: 'Prometheus metrics of this API process (text exposition format)', response: 'Metrics', status: 200, contentType: 'text/plain' },
 
   { id: 'listClients', method: 'GET', path: '/v2/clients', permission: 'client_read', tenancy: 'clients', summary: 'List the tenants the caller may see', response: 'Client', status: 200, paginated: true, query: statusFilter(['active', 'suspended']) },
   { id: 'upsertClient', method: 'PUT', path: C, permission: 'admin', tenancy: 'tenant', summary: 'Create or update a tenant (201 created, 200 updated)', body: 'UpsertClientRequest', response: 'Client', status: 200 },

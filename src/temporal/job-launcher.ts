@@ -5,6 +5,7 @@ import * as sa from '../../workflows/search-attributes';
 import type { ModelJobInput } from '../../workflows/definitions';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
+import type { ServiceMetrics } from '../observability/metrics';
 
 export function workflowIdFor(jobId: string): string {
   return `job-${jobId}`;
@@ -75,6 +76,8 @@ export function createJobLauncher(options: {
   /** How long a good readiness answer is reused; a bad one is checked again after `retryMs`. */
   readinessTtlMs?: number;
   readinessRetryMs?: number;
+  /** Counts the workflows this process starts, by job type and trigger. */
+  metrics?: ServiceMetrics;
 }): JobLauncher {
   const { client, taskQueue, namespace, uiUrl, completionDeadlineSeconds } = options;
   const ttl = options.readinessTtlMs ?? 60_000;
@@ -111,6 +114,8 @@ export function createJobLauncher(options: {
           staticSummary: summary(job),
           staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
         });
+        // Counted where the start happens (API, reconciler or cascade), once: a repeat is 'existing'.
+        options.metrics?.jobStarted(job.job_type, job.trigger);
         return 'started';
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existing';
@@ -140,8 +145,9 @@ export function createJobLauncher(options: {
 }
 
 /** The launcher as configured: task queue, namespace, UI link and completion deadline from the config. */
-export function jobLauncherFor(client: Client, config: Config): JobLauncher {
+export function jobLauncherFor(client: Client, config: Config, metrics?: ServiceMetrics): JobLauncher {
   return createJobLauncher({
+    metrics,
     client,
     taskQueue: config.temporal.taskQueue,
     namespace: config.temporal.namespace,

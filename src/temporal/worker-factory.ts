@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Knex } from 'knex';
@@ -10,6 +10,9 @@ import { UserSchemaCompiler } from '../domain/json-schemas';
 import { jobLauncherFor } from './job-launcher';
 import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
+import { installTemporalRuntime } from './runtime';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { Tracing } from '../observability/tracing';
 
 export interface WorkerDeps {
   config: Config;
@@ -23,20 +26,15 @@ export interface WorkerDeps {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Level of the SDK's own log (worker and activity failures); set once per process. */
   sdkLogLevel?: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** The worker's metrics: dispatches, outcomes, cascades, cascade starts. */
+  metrics?: ServiceMetrics;
+  /** Activity and workflow spans; a prebuilt `workflowBundle` must then contain the tracing workflow interceptors. */
+  tracing?: Tracing;
 }
-
-let runtimeInstalled = false;
 
 /** The job worker: workflows/ plus the activities closing over the given dependencies. */
 export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
-  if (!runtimeInstalled) {
-    runtimeInstalled = true;
-    try {
-      Runtime.install({ logger: new DefaultLogger(deps.sdkLogLevel ?? 'WARN') });
-    } catch {
-      // already installed by the host process
-    }
-  }
+  installTemporalRuntime({ logLevel: deps.sdkLogLevel });
   const { config } = deps;
   const connection = await NativeConnection.connect({ address: config.temporal.address! });
   // Workflows write these attributes; starting them in a namespace without them fails every job.
@@ -47,7 +45,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     await connection.close();
     throw err;
   }
-  const launcher = jobLauncherFor(deps.client, config);
+  const launcher = jobLauncherFor(deps.client, config, deps.metrics);
   const activities = createActivities({
     knex: deps.knex,
     schemas: new UserSchemaCompiler(),
@@ -56,12 +54,17 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     log: deps.log,
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
+    metrics: deps.metrics,
   });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities,
+    // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
+    // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
+    shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,
+    ...deps.tracing?.workerOptions,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
   });
   return { worker, connection };

@@ -15,6 +15,10 @@ import { jobLauncherFor, JobLauncher } from '../../src/temporal/job-launcher';
 import { createTokenVerifier } from '../../src/auth/verifier';
 import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
+import { ServiceMetrics } from '../../src/observability/metrics';
+import { poolStats } from '../../src/db/pool-stats';
+import { clientMetricsInterceptor } from '../../src/temporal/client-metrics';
+import type { Tracing } from '../../src/observability/tracing';
 import { testEnv } from './test-env';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
@@ -39,6 +43,8 @@ export interface HarnessOptions {
   workerLog?: import('pino').Logger;
   /** Verify tokens against a remote identity provider instead of the test key. */
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
+  /** Spans from the API, the client and the worker; the worker then bundles its workflows with the tracing interceptors. */
+  tracing?: Tracing;
 }
 
 /** A unique id for this test's tenants and models, so tests never depend on each other. */
@@ -68,6 +74,8 @@ export class Harness {
     /** The app's router, so tests can walk every declared route. */
     readonly router: import('@koa/router').default,
     private readonly violations: Map<string, string[]>,
+    /** The metrics of this harness's API (and of its in-process worker, as in one `npm start` process). */
+    readonly metrics: ServiceMetrics,
   ) {}
 
   /** Throws when the response with this request id contradicted the OpenAPI document. */
@@ -87,20 +95,24 @@ export class Harness {
       AUTH_AUDIENCE: AUDIENCE,
       MACHINE_CLIENTS: JSON.stringify({ [PLATFORM_CLIENT]: { access: 'platform' } }),
       LOG_LEVEL: 'silent',
+      // Tests stop workers with activities in flight on purpose; they need no grace period.
+      WORKER_SHUTDOWN_GRACE_SECONDS: '0',
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const knex = createKnex(testEnv.databaseUrl, { max: 5 });
     const connection = await Connection.connect({ address: testEnv.temporalAddress });
-    const temporal = new Client({ connection, namespace: config.temporal.namespace });
-    const launcher = jobLauncherFor(temporal, config);
+    const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
+    const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
+    const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: interceptors } });
+    const launcher = jobLauncherFor(temporal, config, metrics);
     const idp = await TestIdp.create();
     const inProcess = options.inProcess ?? builtinImplementations;
     const remote = options.remoteIdp;
     const verify = remote
       ? createTokenVerifier({ keys: createRemoteJWKSet(new URL(remote.jwksUrl)), issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(inProcess) });
+    const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();
     const checker = new ContractChecker(buildOpenApiDocument());
@@ -109,7 +121,7 @@ export class Harness {
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
-    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess }, router, violations);
+    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess }, router, violations, metrics);
     if (options.worker) await harness.startWorker();
     return harness;
   }
@@ -118,7 +130,9 @@ export class Harness {
     const { worker, connection } = await createJobWorker({
       config: this.config, knex: this.knex, client: this.temporal, log: this.options.workerLog ?? pino({ level: 'silent' }),
       inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
-      workflowBundle: { codePath: testEnv.workflowBundlePath },
+      // With tracing, the worker bundles workflows/ itself, adding the tracing workflow interceptors.
+      workflowBundle: this.options.tracing ? undefined : { codePath: testEnv.workflowBundlePath },
+      metrics: this.metrics, tracing: this.options.tracing,
       // Tests provoke activity failures on purpose; the SDK would log each one.
       sdkLogLevel: 'ERROR',
     });

@@ -4,35 +4,52 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '../..');
 
 /**
- * The production worker entry (src/worker.ts) in a child process, so a test can SIGKILL it mid-activity.
- * Resolves once the worker polls its task queue.
+ * A production entry (src/worker.ts, src/main.ts) in a child process running the TypeScript sources, so a test
+ * can signal or SIGKILL it. Resolves once its output contains `readyText`; `output()` has everything it printed.
  */
-export async function spawnWorkerProcess(env: Record<string, string>, timeoutMs = 60000): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', path.join(__dirname, 'ts-register.js'), path.join(root, 'src/worker.ts')], {
+export async function spawnServiceProcess(entry: string, readyText: string, env: Record<string, string>, timeoutMs = 60000): Promise<ChildProcess & { output(): string }> {
+  const child = spawn(process.execPath, ['-r', path.join(__dirname, 'ts-register.js'), path.join(root, entry)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const collect = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker process did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker running')) {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const onData = () => {
+      if (output.includes(readyText)) {
         clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stderr!.off('data', onData);
+        child.off('exit', onExit);
         resolve();
       }
     };
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code} before it ran:\n${output}`));
+    };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker process exited with ${code} before it ran:\n${output}`));
-    });
+    child.once('exit', onExit);
   });
-  child.stdout!.removeAllListeners('data').resume();
-  child.stderr!.removeAllListeners('data').resume();
-  return child;
+  return Object.assign(child, { output: () => output });
+}
+
+/**
+ * The production worker entry (src/worker.ts) in a child process, so a test can SIGKILL it mid-activity.
+ * Resolves once the worker polls its task queue.
+ */
+export function spawnWorkerProcess(env: Record<string, string>, timeoutMs = 60000) {
+  return spawnServiceProcess('src/worker.ts', 'worker running', env, timeoutMs);
+}
+
+/** The production API entry (src/main.ts) in a child process; resolves once it listens. */
+export function spawnApiProcess(env: Record<string, string>, timeoutMs = 60000) {
+  return spawnServiceProcess('src/main.ts', 'API listening', env, timeoutMs);
 }
 
 /** SIGKILL, and wait until the process is gone. */

@@ -133,6 +133,17 @@ describe('authentication and authorization matrix', () => {
     });
   }
 
+  it('answers the public routes (health, probes, metrics) without a token, and ignores a bad one there', async () => {
+    const publicOps = OPERATIONS.filter((op) => op.permission === 'public');
+    expect(publicOps.map((op) => op.path).sort()).toEqual(['/metrics', '/v2/health', '/v2/health/live', '/v2/health/ready']);
+    for (const op of publicOps) {
+      for (const token of [null, 'not.a.jwt']) {
+        const res = await h.api(op.method, op.path, { token });
+        expect([res.status, op.path]).toEqual([op.status, op.path]);
+      }
+    }
+  });
+
   it('refuses malformed Authorization headers with 401 and never echoes the token', async () => {
     const token = await h.adminToken();
     for (const header of [`Basic ${token}`, 'Bearer', `Bearer ${token} extra`, 'Bearer not.a.jwt']) {

@@ -21,6 +21,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => parseMachineClients('{"x":{"access":"root"}}')).toThrow(ConfigError);
     expect(() => parseMachineClients('/nonexistent/clients.json')).toThrow(/MACHINE_CLIENTS/);
+    expect(() => loadConfig({ WORKER_METRICS_PORT: '70000' })).toThrow(/WORKER_METRICS_PORT/);
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '-1' })).toThrow(/SHUTDOWN_TIMEOUT_SECONDS/);
+  });
+
+  it('reads the drain and metrics settings: no worker metrics unless asked, the SDK exporter on the next port', () => {
+    expect(loadConfig({})).toMatchObject({ shutdown: { delaySeconds: 0, timeoutSeconds: 25, workerGraceSeconds: 20 }, workerMetrics: { port: undefined, sdkPort: undefined } });
+    expect(loadConfig({ WORKER_METRICS_PORT: '9464' }).workerMetrics).toEqual({ port: 9464, sdkPort: 9465 });
+    expect(loadConfig({ WORKER_METRICS_PORT: '9464', WORKER_SDK_METRICS_PORT: '9600', SHUTDOWN_DELAY_SECONDS: '5' })).toMatchObject({ workerMetrics: { sdkPort: 9600 }, shutdown: { delaySeconds: 5 } });
   });
 });
 

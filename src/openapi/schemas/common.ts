@@ -53,4 +53,21 @@ export const commonSchemas: Record<string, object> = {
       job_starts: described('`ok`, or `unavailable: <reason>` when a job could not start now (e.g. the namespace lacks the job search attributes)', { type: 'string' }),
     },
   },
+  Liveness: {
+    type: 'object',
+    required: ['status'],
+    properties: { status: { const: 'ok' } },
+  },
+  Readiness: {
+    type: 'object',
+    required: ['status', 'serving'],
+    properties: {
+      status: { enum: ['ready', 'not_ready'] },
+      serving: { enum: ['ok', 'draining'], description: '`draining` once a shutdown started; the dependencies are not probed then' },
+      database: { type: 'string' },
+      temporal: { type: 'string' },
+      job_starts: { type: 'string', description: '`ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes)' },
+      migrations: { type: 'string', description: '`ok`, or the migrations not yet applied' },
+    },
+  },
 };

@@ -1,0 +1,38 @@
+import { createRemoteJWKSet } from 'jose';
+import { loadConfig, requireProductionSettings } from './config';
+import { createLogger } from './logger';
+import { createKnex } from './db/knex';
+import { poolStats } from './db/pool-stats';
+import { connectTemporalClient } from './temporal/connection';
+import { clientMetricsInterceptor } from './temporal/client-metrics';
+import { jobLauncherFor } from './temporal/job-launcher';
+import { createTokenVerifier } from './auth/verifier';
+import { createApp } from './app';
+import { builtinImplementations } from '../activities/in-process/registry';
+import { ServiceMetrics } from './observability/metrics';
+import type { Tracing } from './observability/tracing';
+import { drainServer } from './http/drain';
+import { onShutdown } from './shutdown';
+
+/** Production API process: reads the environment, connects, serves; on SIGTERM drains, then closes its pools. */
+export async function runApi(tracing?: Tracing): Promise<void> {
+  const config = loadConfig();
+  requireProductionSettings(config);
+  const log = createLogger(config.logLevel, 'api');
+  const knex = createKnex(config.databaseUrl!);
+  const metrics = new ServiceMetrics({ pool: poolStats(knex) });
+  const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace, 30000, [
+    clientMetricsInterceptor(metrics), ...(tracing?.clientInterceptors ?? []),
+  ]);
+  const launcher = jobLauncherFor(temporal, config, metrics);
+  const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl!)), issuer: config.auth.issuer, audience: config.auth.audience });
+  const { app, serving } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+  const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
+  onShutdown(log, async () => {
+    await drainServer(server, serving, { delayMs: config.shutdown.delaySeconds * 1000, timeoutMs: config.shutdown.timeoutSeconds * 1000, log });
+    await temporal.connection.close();
+    await knex.destroy();
+    await tracing?.shutdown();
+    log.info('API stopped');
+  });
+}

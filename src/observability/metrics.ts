@@ -1,0 +1,121 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every label value below comes from a closed set (route templates, job types, triggers, statuses, handler kinds,
+ * Temporal operations), never from ids: a series per job or tenant would grow without bound and make every
+ * Prometheus query slower. Per-job and per-tenant questions go to the API or to Temporal visibility
+ * (docs/observability.md).
+ */
+export type JobType = 'inference' | 'training';
+export type HandlerKind = 'lambda' | 'container_task' | 'in_process';
+/** How the completion route answered: the three answers a handler acts on. */
+export type CompletionOutcome = '200' | '207' | '409';
+
+export interface PoolStats {
+  used: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
+// Job and request durations span milliseconds (in-process handlers) to the completion deadline (an hour).
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const JOB_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+const TEMPORAL_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * The service's own metrics, on a registry of their own (never prom-client's global one), so each process
+ * and each test builds its set and reads exact counts. The API and the worker build the same set; each
+ * moves the series of the work it does, and Prometheus sums them across processes.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'mos_http_request_duration_seconds', help: 'HTTP request duration by route template, method and status',
+    labelNames: ['route', 'method', 'status'], buckets: HTTP_BUCKETS, registers: [this.registry],
+  });
+  readonly httpInFlight = new Gauge({ name: 'mos_http_requests_in_flight', help: 'HTTP requests being served', registers: [this.registry] });
+
+  readonly jobsStarted = new Counter({
+    name: 'mos_jobs_started_total', help: 'Job workflows started, by job type and trigger', labelNames: ['job_type', 'trigger'], registers: [this.registry],
+  });
+  readonly jobsFinished = new Counter({
+    name: 'mos_jobs_finished_total', help: 'Jobs that reached a final state, by job type and status', labelNames: ['job_type', 'status'], registers: [this.registry],
+  });
+  readonly jobDuration = new Histogram({
+    name: 'mos_job_duration_seconds', help: 'Time from a job being accepted to its final state', labelNames: ['job_type', 'status'],
+    buckets: JOB_BUCKETS, registers: [this.registry],
+  });
+  readonly completions = new Counter({
+    name: 'mos_job_completion_reports_total', help: 'Completion reports by answer: 200 recorded, 207 recorded with a failed cascade entry, 409 conflicting',
+    labelNames: ['outcome'], registers: [this.registry],
+  });
+  readonly cascadeEntries = new Counter({
+    name: 'mos_cascade_entries_total', help: 'Cascade entries of finished jobs: fired (job started) or failed', labelNames: ['outcome'], registers: [this.registry],
+  });
+  readonly dispatchAttempts = new Counter({
+    name: 'mos_dispatch_attempts_total', help: 'Handler dispatch attempts (activity attempts) by handler kind', labelNames: ['handler'], registers: [this.registry],
+  });
+  readonly dispatchFailures = new Counter({
+    name: 'mos_dispatch_failures_total', help: 'Failed handler dispatch attempts by handler kind; retryable ones are tried again',
+    labelNames: ['handler', 'retryable'], registers: [this.registry],
+  });
+  readonly temporalCalls = new Histogram({
+    name: 'mos_temporal_client_duration_seconds', help: 'Temporal client calls by operation and outcome', labelNames: ['operation', 'outcome'],
+    buckets: TEMPORAL_BUCKETS, registers: [this.registry],
+  });
+
+  constructor(options: { pool?: () => PoolStats | undefined; defaultMetrics?: boolean } = {}) {
+    const { pool } = options;
+    if (pool) {
+      new Gauge({
+        name: 'mos_db_pool_connections', help: 'Postgres pool connections: used, idle, and requests waiting for one', labelNames: ['state'],
+        registers: [this.registry],
+        collect() {
+          const stats = pool();
+          if (!stats) return;
+          this.set({ state: 'used' }, stats.used);
+          this.set({ state: 'idle' }, stats.idle);
+          this.set({ state: 'waiting' }, stats.waiting);
+        },
+      });
+      new Gauge({
+        name: 'mos_db_pool_max', help: 'Largest number of connections the Postgres pool opens', registers: [this.registry],
+        collect() {
+          const stats = pool();
+          if (stats) this.set(stats.max);
+        },
+      });
+    }
+    // Process metrics (CPU, memory, event loop lag); off in tests that only count the service's series.
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  jobStarted(jobType: string, trigger: string): void {
+    this.jobsStarted.inc({ job_type: jobType, trigger });
+  }
+
+  jobFinished(jobType: string, status: string, seconds: number): void {
+    this.jobsFinished.inc({ job_type: jobType, status });
+    this.jobDuration.observe({ job_type: jobType, status }, seconds);
+  }
+
+  completionReported(outcome: CompletionOutcome): void {
+    this.completions.inc({ outcome });
+  }
+
+  cascadeFinished(fired: number, failed: number): void {
+    if (fired) this.cascadeEntries.inc({ outcome: 'fired' }, fired);
+    if (failed) this.cascadeEntries.inc({ outcome: 'failed' }, failed);
+  }
+
+  /** The Prometheus text exposition of this registry. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

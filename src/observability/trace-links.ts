@@ -1,0 +1,35 @@
+import { trace, SpanKind } from '@opentelemetry/api';
+import type { JobLauncher } from '../temporal/job-launcher';
+
+const tracer = () => trace.getTracer('model-orchestration');
+
+/**
+ * A launcher whose starts begin a trace of their own, linked to the span that caused them. Cascade jobs use it:
+ * each job keeps one bounded trace (a chain of cascades would otherwise grow one trace per chain), and the link
+ * leads from the cascade job back to the completion that fired it. Without tracing it is the launcher itself.
+ */
+export function launchInLinkedTrace(launcher: JobLauncher): JobLauncher {
+  return {
+    ...launcher,
+    launch(job) {
+      const cause = trace.getActiveSpan();
+      if (!cause) return launcher.launch(job);
+      return tracer().startActiveSpan(
+        `cascade job ${job.model_id}@${job.model_version}`,
+        {
+          root: true,
+          kind: SpanKind.PRODUCER,
+          links: [{ context: cause.spanContext(), attributes: { 'mos.link': 'fired_by' } }],
+          attributes: { 'mos.job_id': job.job_id, 'mos.source_job_id': job.source_job_id ?? '', 'mos.trigger': job.trigger },
+        },
+        async (span) => {
+          try {
+            return await launcher.launch(job);
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+  };
+}

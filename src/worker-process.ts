@@ -1,0 +1,51 @@
+import { loadConfig, ConfigError } from './config';
+import { createLogger } from './logger';
+import { createKnex } from './db/knex';
+import { poolStats } from './db/pool-stats';
+import { connectTemporalClient } from './temporal/connection';
+import { clientMetricsInterceptor } from './temporal/client-metrics';
+import { installTemporalRuntime } from './temporal/runtime';
+import { createJobWorker } from './temporal/worker-factory';
+import { jobLauncherFor } from './temporal/job-launcher';
+import { startReconciler } from './temporal/reconciler';
+import { builtinImplementations } from '../activities/in-process/registry';
+import { ServiceMetrics } from './observability/metrics';
+import { serveWorkerMetrics } from './observability/worker-metrics-server';
+import type { Tracing } from './observability/tracing';
+
+/**
+ * Production worker process: runs job workflows and their activities, and the pending-job reconciler; serves
+ * its metrics and the Temporal SDK's on WORKER_METRICS_PORT when set. On SIGTERM the SDK stops polling and
+ * gives running activities WORKER_SHUTDOWN_GRACE_SECONDS; then the pools close.
+ */
+export async function runWorker(tracing?: Tracing): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl || !config.temporal.address) throw new ConfigError('DATABASE_URL and TEMPORAL_ADDRESS are required');
+  const log = createLogger(config.logLevel, 'worker');
+  const { port: metricsPort, sdkPort } = config.workerMetrics;
+  // Before any connection: the SDK reads its telemetry options once, when its Runtime is installed.
+  installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
+  const knex = createKnex(config.databaseUrl);
+  const metrics = new ServiceMetrics({ pool: poolStats(knex) });
+  const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
+    clientMetricsInterceptor(metrics), ...(tracing?.clientInterceptors ?? []),
+  ]);
+  const metricsServer = metricsPort
+    ? await serveWorkerMetrics({ port: metricsPort, metrics, sdkUrl: sdkPort ? `http://127.0.0.1:${sdkPort}/metrics` : undefined, log })
+    : undefined;
+  const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations, metrics, tracing });
+  const launcher = jobLauncherFor(client, config, metrics);
+  const reconciler = startReconciler({ knex, launcher, log });
+  log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
+  try {
+    await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
+  } finally {
+    reconciler.stop();
+    await connection.close();
+    await client.connection.close();
+    await metricsServer?.close();
+    await knex.destroy();
+    await tracing?.shutdown();
+    log.info('worker stopped');
+  }
+}
