@@ -24,6 +24,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: the process answers (also while draining)
+         * @description Public: no token.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: Postgres, Temporal, search attributes and migrations are in order and the API is not draining
+         * @description Public: no token.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this API process (text exposition format)
+         * @description Public: no token.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/clients": {
         parameters: {
             query?: never;
@@ -829,6 +889,25 @@ export interface components {
             /** @description `ok`, or `unavailable: <reason>` when a job could not start now (e.g. the namespace lacks the job search attributes) */
             job_starts: string;
         };
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        Readiness: {
+            /** @enum {unknown} */
+            status: "ready" | "not_ready";
+            /**
+             * @description `draining` once a shutdown started; the dependencies are not probed then
+             * @enum {unknown}
+             */
+            serving: "ok" | "draining";
+            database?: string;
+            temporal?: string;
+            /** @description `ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes) */
+            job_starts?: string;
+            /** @description `ok`, or the migrations not yet applied */
+            migrations?: string;
+        };
         /** @description A tenant of the registry */
         Client: {
             /** @description Tenant identifier, as used in paths */
@@ -1556,7 +1635,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description The database or Temporal does not answer */
+            /** @description The database or Temporal does not answer, or jobs cannot start */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1566,6 +1645,97 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "serving": "ok",
+                     *       "database": "ok",
+                     *       "temporal": "ok",
+                     *       "job_starts": "ok",
+                     *       "migrations": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not ready: draining, or a dependency is not in order */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
     listClients: {
