@@ -70,6 +70,8 @@ export class ContractChecker {
   }
 
   private checkBody(res: ObservedResponse, where: string, declared: any, schemaPointer: string): string[] {
+    // A text answer (the Prometheus exposition of /metrics) is declared as a string of its media type.
+    if (declared.content?.['text/plain']) return typeof res.body === 'string' ? [] : [`${where}: a text/plain body was declared, got ${typeof res.body}`];
     if (!declared.content?.['application/json']) return res.body === undefined || res.body === '' ? [] : [`${where}: body sent where the document declares none`];
     const validate = this.validator(`${DOC_ID}${schemaPointer}`);
     if (validate(res.body)) return [];
