@@ -9,6 +9,7 @@ import { fireSubscription, CascadeRejected, FireInput } from '../src/domain/casc
 import type { UserSchemaCompiler } from '../src/domain/json-schemas';
 import type { JobLauncher } from '../src/temporal/job-launcher';
 import { dispatch, DispatchClients, DispatchResult, Handler } from './dispatch';
+import { classifiedActivities } from './classified';
 import type { CompletionReport, CompletionResult } from '../workflows/definitions';
 
 export interface ActivityDeps {
@@ -21,7 +22,10 @@ export interface ActivityDeps {
   maxCascadeDepth: number;
 }
 
-/** The job workflow's side effects, closing over the worker's dependencies. */
+/**
+ * The job workflow's side effects, closing over the worker's dependencies. Their failures are classified
+ * (activities/classified.ts): an outage is retried until it ends, a permanent refusal fails at once.
+ */
 export function createActivities(deps: ActivityDeps) {
   const { knex } = deps;
 
@@ -31,7 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     return job;
   }
 
-  return {
+  return classifiedActivities({
     async ping(name: string): Promise<string> {
       const { rows } = await knex.raw('select 1 as ok');
       return `pong ${name} (db ${rows[0].ok === 1 ? 'ok' : 'unexpected'})`;
@@ -83,7 +87,7 @@ export function createActivities(deps: ActivityDeps) {
     async storeCompletionResult(jobId: string, result: CompletionResult): Promise<void> {
       await jobs.storeCompletionResult(knex, jobId, result);
     },
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

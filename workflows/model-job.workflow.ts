@@ -5,17 +5,19 @@ import type { Activities } from '../activities';
 import { completeJobUpdate, jobStateQuery, CompletionReport, CompletionResult, ModelJobInput, COMPLETION_CONFLICT, TriggeredEvent } from './definitions';
 import { JOB_STATUS } from './search-attributes';
 
+// No maximumAttempts: activities fail non-retryably on errors retrying cannot fix (activities/classified.ts),
+// so what is left is an outage of Postgres, Temporal or AWS, waited out at one attempt a minute however long it lasts.
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const dispatcher = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const cascades = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
 function failureMessage(err: unknown): string {

@@ -33,6 +33,8 @@ export interface HarnessOptions {
   lambda?: LambdaClient;
   ecs?: ECSClient;
   env?: Record<string, string>;
+  /** Postgres URL of the API and the worker (e.g. through a Toxiproxy proxy); the test database by default. */
+  databaseUrl?: string;
   /** Verify tokens against a remote identity provider instead of the test key. */
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
 }
@@ -50,6 +52,8 @@ export class Harness {
   worker?: Worker;
   private workerRun?: Promise<void>;
   private workerConnection?: { close(): Promise<void> };
+  /** The worker's own pool, as in production where it is another process. */
+  private workerKnex?: Knex;
 
   private constructor(
     readonly config: Config,
@@ -76,7 +80,7 @@ export class Harness {
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const knex = createKnex(testEnv.databaseUrl, { max: 5 });
+    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
     const connection = await Connection.connect({ address: testEnv.temporalAddress });
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const launcher = jobLauncherFor(temporal, config);
@@ -97,8 +101,9 @@ export class Harness {
   }
 
   async startWorker(): Promise<void> {
+    this.workerKnex = createKnex(this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
     const { worker, connection } = await createJobWorker({
-      config: this.config, knex: this.knex, client: this.temporal, log: pino({ level: 'silent' }),
+      config: this.config, knex: this.workerKnex, client: this.temporal, log: pino({ level: 'silent' }),
       inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
       workflowBundle: { codePath: testEnv.workflowBundlePath },
       // Tests provoke activity failures on purpose; the SDK would log each one.
@@ -114,6 +119,7 @@ export class Harness {
     if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
     await this.workerRun;
     await this.workerConnection?.close();
+    await this.workerKnex?.destroy();
     this.worker = undefined;
   }
 
