@@ -9,7 +9,7 @@ import type { TokenVerifier } from './auth/verifier';
 import type { JobLauncher } from './temporal/job-launcher';
 import { errorMiddleware } from './http/error-middleware';
 import { InvalidInputError } from './errors';
-import { requestContext, requireJsonBody } from './http/request-context';
+import { requestContext, requireJsonBody, guardInput } from './http/request-context';
 import { RequestValidator } from './http/request-validator';
 import { createRouteRegistrar, notFoundOrMethodNotAllowed } from './http/routing';
 import { buildOpenApiDocument } from './openapi/document';
@@ -79,6 +79,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
       throw new InvalidInputError(`request body is not valid JSON: ${err.message}`);
     },
   }));
+  app.use(guardInput());
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
   return { app, router };

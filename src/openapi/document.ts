@@ -1,5 +1,5 @@
 import { OPERATIONS, Operation } from './operations';
-import { schemas, IDENTIFIER_PATTERN } from './schemas';
+import { schemas, pathParameterSchema } from './schemas';
 
 const errorRef = { $ref: '#/components/schemas/ErrorResponse' };
 const errorDescriptions: Record<number, string> = {
@@ -9,7 +9,7 @@ const errorDescriptions: Record<number, string> = {
 
 function pathParameters(path: string) {
   return [...path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
-    name, in: 'path', required: true, schema: { type: 'string', pattern: IDENTIFIER_PATTERN },
+    name, in: 'path', required: true, schema: pathParameterSchema(name),
   }));
 }
 
