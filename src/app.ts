@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router } {
   const { knex, log } = deps;
   const schemas = new UserSchemaCompiler();
   const rules = new FeatureRules(schemas);
-  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log });
+  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log, completionWaitSeconds: deps.config.jobs.completionWaitSeconds });
   const assignments = createAssignmentsService({ knex, rules });
   const starts = createJobStarts({ knex, jobs });
 

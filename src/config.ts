@@ -30,6 +30,8 @@ export interface Config {
     completionDeadlineSeconds: number;
     /** Longest chain of cascade jobs one completion may start (source job has depth 0). */
     maxCascadeDepth: number;
+    /** Longest the completion route waits for the job's workflow to take the report and answer, before a 503. */
+    completionWaitSeconds: number;
   };
   /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
@@ -116,6 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobs: {
       completionDeadlineSeconds: integer(env, 'JOB_COMPLETION_DEADLINE_SECONDS', 3600),
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
+      completionWaitSeconds: integer(env, 'COMPLETION_WAIT_SECONDS', 10),
     },
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
     logLevel,

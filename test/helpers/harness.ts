@@ -35,6 +35,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Postgres URL of the API and the worker (e.g. through a Toxiproxy proxy); the test database by default. */
   databaseUrl?: string;
+  /** Postgres URL of the worker alone, when it differs from the API's. */
+  workerDatabaseUrl?: string;
   /** Verify tokens against a remote identity provider instead of the test key. */
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
 }
@@ -101,7 +103,7 @@ export class Harness {
   }
 
   async startWorker(): Promise<void> {
-    this.workerKnex = createKnex(this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
     const { worker, connection } = await createJobWorker({
       config: this.config, knex: this.workerKnex, client: this.temporal, log: pino({ level: 'silent' }),
       inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
@@ -128,7 +130,8 @@ export class Harness {
     return this.idp.machine(PLATFORM_CLIENT, ALL_SCOPES);
   }
 
-  async api<T = any>(method: string, path: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  /** One request; `timeoutMs` (default 30 s) bounds it, so a hang fails the test instead of stalling it. */
+  async api<T = any>(method: string, path: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<ApiResponse<T>> {
     const token = options.token === undefined ? await this.adminToken() : options.token;
     const headers: Record<string, string> = { ...options.headers };
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -137,6 +140,7 @@ export class Harness {
       method,
       headers,
       body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30000),
     });
     const text = await response.text();
     let body: any = text;

@@ -73,7 +73,7 @@ describe('input refused at the edge with 400 before any query', () => {
     ['a NUL in metadata', (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { note: '\u0000' } }], '/metadata/note'],
     ['a lone low surrogate in a metadata key', (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { ['k\udc00']: 1 } }], '/metadata/k'],
   ] as const)('%s', async (_what, request, field) => {
-    const [method, path, body] = request('c-' + Date.now(), modelId);
+    const [method, path, body] = request('c-' + Date.now(), modelId) as [string, string, unknown];
     const res = await h.api(method, path, { body: JSON.stringify(body) });
     expect(res.status).toBe(400);
     expect(res.body.message).toContain(field);
