@@ -13,6 +13,15 @@ export interface AuthConfig {
   scopePrefix: string;
   groupsClaim: string;
   machineClients: Record<string, MachineClientConfig>;
+  /** Tolerance on exp, nbf and iat. */
+  clockSkewSeconds: number;
+  /** How the identity provider's key set is fetched and kept (src/auth/key-store.ts). */
+  jwks: {
+    timeoutSeconds: number;
+    refreshSeconds: number;
+    maxStalenessSeconds: number;
+    minRefetchSeconds: number;
+  };
 }
 
 export interface Config {
@@ -114,6 +123,13 @@ export function loadConfig(env: Env = process.env): Config {
       scopePrefix: env.AUTH_SCOPE_PREFIX ?? 'platform/',
       groupsClaim: env.AUTH_GROUPS_CLAIM || 'idp:groups',
       machineClients: parseMachineClients(env.MACHINE_CLIENTS),
+      clockSkewSeconds: integer(env, 'AUTH_CLOCK_SKEW_SECONDS', 5, 0),
+      jwks: {
+        timeoutSeconds: integer(env, 'AUTH_JWKS_TIMEOUT_SECONDS', 5),
+        refreshSeconds: integer(env, 'AUTH_JWKS_REFRESH_SECONDS', 300),
+        maxStalenessSeconds: integer(env, 'AUTH_JWKS_MAX_STALENESS_SECONDS', 6 * 3600),
+        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 5, 0),
+      },
     },
     jobs: {
       completionDeadlineSeconds: integer(env, 'JOB_COMPLETION_DEADLINE_SECONDS', 3600),

@@ -1,10 +1,9 @@
-import { createRemoteJWKSet } from 'jose';
 import { loadConfig, requireProductionSettings } from './config';
 import { createLogger } from './logger';
 import { createKnex } from './db/knex';
 import { connectTemporalClient } from './temporal/connection';
 import { jobLauncherFor } from './temporal/job-launcher';
-import { createTokenVerifier } from './auth/verifier';
+import { verifierFromConfig } from './auth/verifier';
 import { createApp } from './app';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { onShutdown } from './shutdown';
@@ -17,7 +16,7 @@ async function run() {
   const knex = createKnex(config.databaseUrl!);
   const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace);
   const launcher = jobLauncherFor(temporal, config);
-  const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl!)), issuer: config.auth.issuer, audience: config.auth.audience });
+  const verify = verifierFromConfig(config.auth, log);
   const { app } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(builtinImplementations) });
   const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));
   onShutdown(log, async () => {

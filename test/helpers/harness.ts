@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { createRemoteJWKSet } from 'jose';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -12,7 +11,7 @@ import { loadConfig, Config } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { createApp } from '../../src/app';
 import { jobLauncherFor, JobLauncher } from '../../src/temporal/job-launcher';
-import { createTokenVerifier } from '../../src/auth/verifier';
+import { createTokenVerifier, verifierFromConfig } from '../../src/auth/verifier';
 import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
 import { testEnv } from './test-env';
@@ -90,7 +89,7 @@ export class Harness {
     const inProcess = options.inProcess ?? builtinImplementations;
     const remote = options.remoteIdp;
     const verify = remote
-      ? createTokenVerifier({ keys: createRemoteJWKSet(new URL(remote.jwksUrl)), issuer: remote.issuer, audience: remote.audience })
+      ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
     const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, inProcessNames: Object.keys(inProcess) });
     const server = app.listen(0, '127.0.0.1');

@@ -16,6 +16,8 @@ export class FaultyLink {
   }
 
   async restore(): Promise<void> {
+    // Dropping open connections first: removing a toxic from a connection it holds waits for that connection.
+    if (this.toxics.size) await this.cut();
     for (const name of this.toxics) await (await this.proxy.getToxic(name)).remove();
     this.toxics.clear();
     this.proxy = await this.proxy.update({ enabled: true, listen: this.proxy.listen, upstream: this.proxy.upstream });
