@@ -121,18 +121,26 @@ export function requestsFrom(document: any, fixtures: Record<string, string>): A
           let concrete = path;
           for (const [name, value] of segs) concrete = concrete.replace(`{${name}}`, value);
           const qs = q.filter(Boolean).join('&');
-          return {
+          const request: FuzzRequest = {
             operationId: op.operationId,
             method: method.toUpperCase(),
             path: qs ? `${concrete}?${qs}` : concrete,
             body,
             headers: idempotencyKey && /^[\x20-\x7e]*$/.test(idempotencyKey) ? { 'Idempotency-Key': idempotencyKey } : ({} as Record<string, string>),
           };
+          // A counterexample prints short, even with a body 20,000 levels deep.
+          return Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) });
         }),
       );
     }
   }
   return fc.oneof(...operations);
+}
+
+/** One line for a request: method, path, headers and the start of the body. */
+export function describeRequest(r: FuzzRequest): string {
+  const body = r.body === undefined ? '' : ` body(${r.body.length} chars) ${JSON.stringify(r.body.slice(0, 160))}${r.body.length > 160 ? '…' : ''}`;
+  return `${r.method} ${r.path}${Object.keys(r.headers).length ? ` ${JSON.stringify(r.headers)}` : ''}${body}`;
 }
 
 function queryValue(param: any): Arbitrary<string> {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Harness } from '../helpers/harness';
 import { activeModel, tenantWithDomain, initService } from '../helpers/fixtures';
-import { requestsFrom, FuzzRequest } from '../helpers/openapi-arbitraries';
+import { requestsFrom, describeRequest, FuzzRequest } from '../helpers/openapi-arbitraries';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261111);
@@ -44,12 +44,12 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         body: req.body,
         signal: AbortSignal.timeout(HANG_MS),
       }).catch((err) => {
-        throw new Error(`${req.method} ${req.path} did not answer within ${HANG_MS} ms: ${err.message}`);
+        throw new Error(`${describeRequest(req)} did not answer within ${HANG_MS} ms: ${err.message}`);
       });
       const text = await res.text();
       counts[res.status] = (counts[res.status] ?? 0) + 1;
-      if (res.status >= 500) throw new Error(`${req.method} ${req.path} → ${res.status} ${text.slice(0, 300)} (body ${req.body?.slice(0, 200)})`);
-      if (res.status >= 400 && !/"success":false|"blocking_services"/.test(text)) throw new Error(`${req.method} ${req.path} → ${res.status} without an ErrorResponse: ${text.slice(0, 200)}`);
+      if (res.status >= 500) throw new Error(`${describeRequest(req)} → ${res.status} ${text.slice(0, 300)}`);
+      if (res.status >= 400 && !/"success":false|"blocking_services"/.test(text)) throw new Error(`${describeRequest(req)} → ${res.status} without an ErrorResponse: ${text.slice(0, 200)}`);
     };
     const started = Date.now();
     try {
