@@ -30,6 +30,9 @@ export interface JobAccepted {
   service_id?: string;
 }
 
+/** Longest a job start waits for Temporal to take the workflow; the committed row is started later otherwise. */
+const LAUNCH_WAIT_MS = 5000;
+
 /** Raised inside a transaction when the Idempotency-Key already started a job, so the caller's writes roll back. */
 class IdempotentReplay extends Error {
   constructor(readonly job: repo.JobView) {
@@ -105,7 +108,8 @@ export function createJobsService(deps: {
      */
     async launch(job: repo.JobView): Promise<JobAccepted> {
       try {
-        await launcher.launch(job);
+        // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row.
+        await deps.temporal.withDeadline(Date.now() + LAUNCH_WAIT_MS, () => launcher.launch(job));
       } catch (err) {
         log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
       }

@@ -36,6 +36,8 @@ export interface HarnessOptions {
   databaseUrl?: string;
   /** Postgres URL of the worker alone, when it differs from the API's. */
   workerDatabaseUrl?: string;
+  /** Temporal frontend of the API's client (e.g. through a Toxiproxy proxy); the worker always connects directly. */
+  temporalAddress?: string;
   /** Verify tokens against a remote identity provider instead of the test key. */
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
 }
@@ -82,7 +84,7 @@ export class Harness {
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
-    const connection = await Connection.connect({ address: testEnv.temporalAddress });
+    const connection = await Connection.connect({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const launcher = jobLauncherFor(temporal, config);
     const idp = await TestIdp.create();
