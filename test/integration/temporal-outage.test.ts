@@ -55,12 +55,14 @@ describe('Temporal unreachable from the API', () => {
     expect((await h.api('GET', '/v2/health')).status).toBe(503);
 
     await temporal.restore();
+    // The client reconnects with gRPC's backoff; health says when it is through.
+    await eventually(async () => (await h.api('GET', '/v2/health')).status === 200, 60000, 'Temporal to answer the API again');
     const reconciler = startReconciler({ knex: h.knex, launcher: h.launcher, log: pino({ level: 'silent' }), everyMs: 3600000, graceSeconds: 0 });
     try {
       await eventually(async () => {
         await reconciler.runOnce();
         return (await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${start.body.job_id}`)).body.status === 'running';
-      }, 30000, 'the job started while Temporal was away to run');
+      }, 60000, 'the job started while Temporal was away to run');
     } finally {
       reconciler.stop();
     }
@@ -69,5 +71,5 @@ describe('Temporal unreachable from the API', () => {
       return res.status === 200 && res;
     }, 30000, 'the completion once Temporal is back');
     expect(done.body.status).toBe('success');
-  }, 90000);
+  }, 180000);
 });
