@@ -82,7 +82,7 @@ describe('identity provider outages', () => {
     await link.throttle(1);
     const token = await idp.machine(PLATFORM_CLIENT, ['admin']);
     const res = await call(token);
-    expect(res.ms).toBeLessThan(2500);
+    expect(res.ms).toBeLessThan(1000 + 3000); // the 1 s fetch timeout, with room for a loaded CI machine
     expect(res.status).toBe(503);
     expect(res.body.message).toContain('identity provider');
     // Not restored: Toxiproxy takes 10 s to drop a throttled connection; the next test gets a link of its own.
@@ -92,7 +92,7 @@ describe('identity provider outages', () => {
     h = await start({ AUTH_JWKS_TIMEOUT_SECONDS: '1', AUTH_JWKS_MIN_REFETCH_SECONDS: '0' });
     await link.stall();
     const res = await call(await idp.machine(PLATFORM_CLIENT, ['admin']));
-    expect(res.ms).toBeLessThan(2500);
+    expect(res.ms).toBeLessThan(1000 + 3000); // the 1 s fetch timeout, with room for a loaded CI machine
     expect(res.status).toBe(503);
     await link.restore();
     expect((await call(await idp.machine(PLATFORM_CLIENT, ['admin']))).status).toBe(200);

@@ -45,10 +45,10 @@ describe('Temporal unreachable from the API', () => {
     await temporal.cut();
     const start = await timed('POST', `/v2/models/${modelId}/versions/1/infer`, {});
     expect(start.status).toBe(202);
-    expect(start.ms).toBeLessThan(7000);
+    expect(start.ms).toBeLessThan(5000 + 4000); // the 5 s launch wait, with room for a loaded CI machine
     const complete = await timed('POST', `${runningPath}/complete`, { status: 'success' });
     expect(complete.status).toBe(503);
-    expect(complete.ms).toBeLessThan(3500);
+    expect(complete.ms).toBeLessThan(2000 + 4000); // the 2 s wait, with room for a loaded CI machine
     expect(complete.body.message).toContain('Temporal');
     expect(complete.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await h.api('GET', '/v2/health')).status).toBe(503);
