@@ -58,10 +58,10 @@ describe('a completion waits a bounded time for the workflow', () => {
     const done = await eventually(async () => {
       const again = await timedCompletion(path);
       return again.status !== 503 && again;
-    }, 30000, 'the completion once the worker is back');
+    }, 60000, 'the completion once the worker is back'); // the old worker's sticky queue times out first (10 s)
     expect(done.status).toBe(200);
     expect((await h.api('GET', path)).body).toMatchObject({ status: 'success', output: { n: 1 } });
-  });
+  }, 120000);
 
   it("answers 503 saying the report was recorded when the workflow took it but cannot finish (the worker's Postgres is down); a repeat answers once it is back", async () => {
     const path = await runningJob();
@@ -77,7 +77,7 @@ describe('a completion waits a bounded time for the workflow', () => {
     const done = await eventually(async () => {
       const again = await timedCompletion(path);
       return again.status !== 503 && again;
-    }, 30000, 'the completion once Postgres is back');
+    }, 60000, 'the completion once Postgres is back');
     expect(done.status).toBe(200);
-  });
+  }, 120000);
 });

@@ -43,7 +43,14 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     const token = await h.adminToken();
     const counts: Record<string, number> = {};
     let requests = 0;
-    const send = async (req: FuzzRequest) => {
+    const inFlight = new Set<Promise<unknown>>();
+    const send = (req: FuzzRequest) => {
+      // Tracked, so a request still running when the time budget interrupts the run is awaited before teardown.
+      const sent = sendOne(req);
+      inFlight.add(sent);
+      return sent.finally(() => inFlight.delete(sent));
+    };
+    const sendOne = async (req: FuzzRequest) => {
       requests++;
       const res = await fetch(`${h.baseUrl}${req.path}`, {
         method: req.method,
@@ -64,9 +71,11 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: BUDGET_SECONDS * 1000, markInterruptAsFailure: false, endOnFailure: true,
       });
     } catch (err) {
+      await Promise.allSettled(inFlight);
       console.log(`fuzz failed: reproduce with FUZZ_SEED=${SEED} FUZZ_SECONDS=${BUDGET_SECONDS} npx jest test/integration/fuzz.test.ts`);
       throw err;
     }
+    await Promise.allSettled(inFlight);
     console.log(`fuzz: ${requests} requests in ${Math.round((Date.now() - started) / 1000)} s, seed ${SEED}, statuses ${JSON.stringify(counts)}`);
     expect(Object.keys(counts).filter((s) => Number(s) >= 500)).toEqual([]);
   }, (BUDGET_SECONDS + 60) * 1000);
