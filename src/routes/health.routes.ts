@@ -19,7 +19,8 @@ export function registerHealthRoutes(route: Register, deps: { knex: Knex; tempor
   route('getHealth', async ({ ctx }) => {
     const [database, temporal] = await Promise.all([
       probe(() => deps.knex.raw('select 1')),
-      probe(() => deps.temporal.workflowService.getSystemInfo({})),
+      // A gRPC deadline, not only the race: the client's own retries of an unreachable server end with it.
+      probe(() => deps.temporal.withDeadline(Date.now() + 3000, () => deps.temporal.workflowService.getSystemInfo({}))),
     ]);
     const ok = database === 'ok' && temporal === 'ok';
     ctx.status = ok ? 200 : 503;
