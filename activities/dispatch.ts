@@ -2,6 +2,8 @@ import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
 import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
 import { ApplicationFailure } from '@temporalio/activity';
 import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
+import { classifyFailure } from '../src/failure-classes';
+import { toActivityFailure, DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
 
 /** What every handler receives: enough to do the work and to report back. */
@@ -30,13 +32,21 @@ export interface DispatchClients {
   inProcess: InProcessRegistry;
 }
 
-/** AWS client errors other than throttling will fail the same way on every attempt. */
+/** Names the AWS call in the failure; whether it is retried is decided by the one classifier. */
 function awsFailure(err: any, what: string): Error {
-  const retryable = err?.$retryable || err?.$fault === 'server' || /Throttl|TooManyRequests/i.test(err?.name ?? '');
   const message = `${what} failed: ${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
-  return retryable || !err?.$fault
-    ? ApplicationFailure.create({ message, type: 'DispatchError' })
-    : ApplicationFailure.create({ message, type: 'DispatchRejected', nonRetryable: true });
+  const failure = classifyFailure(err, 'AWS');
+  if (failure.kind === 'permanent') return ApplicationFailure.create({ message, type: DEPENDENCY_REJECTED, nonRetryable: true });
+  if (failure.kind === 'outage') return ApplicationFailure.create({ message, type: DEPENDENCY_UNAVAILABLE });
+  return toActivityFailure(err, 'AWS');
+}
+
+/** ECS reports capacity shortfalls per task; those pass, a missing task definition or cluster does not. */
+function runTaskFailure(reason: string, detail: string): Error {
+  const message = `ECS RunTask failed: ${reason} ${detail}`.trim();
+  return /^(RESOURCE|AGENT|Capacity)/i.test(reason)
+    ? ApplicationFailure.create({ message, type: DEPENDENCY_UNAVAILABLE })
+    : ApplicationFailure.create({ message, type: DEPENDENCY_REJECTED, nonRetryable: true });
 }
 
 async function invokeLambda(client: LambdaClient, handler: Extract<Handler, { type: 'lambda' }>, payload: DispatchPayload): Promise<DispatchResult> {
@@ -52,7 +62,7 @@ async function invokeLambda(client: LambdaClient, handler: Extract<Handler, { ty
     throw awsFailure(err, 'Lambda Invoke');
   }
   if (response.StatusCode !== 202) {
-    throw ApplicationFailure.create({ message: `Lambda Invoke answered status ${response.StatusCode}`, type: 'DispatchError' });
+    throw ApplicationFailure.create({ message: `Lambda Invoke answered status ${response.StatusCode}`, type: DEPENDENCY_UNAVAILABLE });
   }
   return { kind: 'awaiting' };
 }
@@ -92,7 +102,7 @@ async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'con
   }
   if (response.failures?.length) {
     const f = response.failures[0];
-    throw ApplicationFailure.create({ message: `ECS RunTask failed: ${f.reason ?? 'unknown'} ${f.detail ?? ''}`.trim(), type: 'DispatchRejected', nonRetryable: true });
+    throw runTaskFailure(f.reason ?? 'unknown', f.detail ?? '');
   }
   return { kind: 'awaiting' };
 }
@@ -100,7 +110,7 @@ async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'con
 async function runInProcess(registry: InProcessRegistry, handler: Extract<Handler, { type: 'in_process' }>, payload: DispatchPayload): Promise<DispatchResult> {
   const implementation = registry[handler.name];
   if (!implementation) {
-    throw ApplicationFailure.create({ message: `no in-process implementation named ${handler.name}`, type: 'DispatchRejected', nonRetryable: true });
+    throw ApplicationFailure.create({ message: `no in-process implementation named ${handler.name}`, type: DEPENDENCY_REJECTED, nonRetryable: true });
   }
   try {
     const output = await implementation({

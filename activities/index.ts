@@ -12,6 +12,7 @@ import type { JobLauncher } from '../src/temporal/job-launcher';
 import type { ServiceMetrics } from '../src/observability/metrics';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, DispatchClients, DispatchResult, Handler } from './dispatch';
+import { classifiedActivities } from './classified';
 import type { CompletionReport, CompletionResult, StartClaim } from '../workflows/definitions';
 
 export interface ActivityDeps {
@@ -32,7 +33,10 @@ function traceparent(): { traceparent?: string } {
   return carrier.traceparent ? { traceparent: carrier.traceparent } : {};
 }
 
-/** The job workflow's side effects, closing over the worker's dependencies. */
+/**
+ * The job workflow's side effects, closing over the worker's dependencies. Their failures are classified
+ * (activities/classified.ts): an outage is retried until it ends, a permanent refusal fails at once.
+ */
 export function createActivities(deps: ActivityDeps) {
   const { knex, metrics } = deps;
   const cascadeLauncher = launchInLinkedTrace(deps.launcher);
@@ -43,7 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     return job;
   }
 
-  return {
+  return classifiedActivities({
     async ping(name: string): Promise<string> {
       const { rows } = await knex.raw('select 1 as ok');
       return `pong ${name} (db ${rows[0].ok === 1 ? 'ok' : 'unexpected'})`;
@@ -122,7 +126,7 @@ export function createActivities(deps: ActivityDeps) {
       const failed = result.triggered_events.filter((e) => e.error).length;
       metrics?.cascadeFinished(result.triggered_events.length - failed, failed);
     },
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

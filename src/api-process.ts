@@ -1,4 +1,3 @@
-import { createRemoteJWKSet } from 'jose';
 import { loadConfig, requireProductionSettings } from './config';
 import { createLogger } from './logger';
 import { createKnex } from './db/knex';
@@ -6,7 +5,7 @@ import { poolStats } from './db/pool-stats';
 import { connectTemporalClient } from './temporal/connection';
 import { clientMetricsInterceptor } from './temporal/client-metrics';
 import { jobLauncherFor } from './temporal/job-launcher';
-import { createTokenVerifier } from './auth/verifier';
+import { verifierFromConfig } from './auth/verifier';
 import { createApp } from './app';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
@@ -25,7 +24,7 @@ export async function runApi(tracing?: Tracing): Promise<void> {
     clientMetricsInterceptor(metrics), ...(tracing?.clientInterceptors ?? []),
   ]);
   const launcher = jobLauncherFor(temporal, config, metrics);
-  const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl!)), issuer: config.auth.issuer, audience: config.auth.audience });
+  const verify = verifierFromConfig(config.auth, log);
   const { app, serving } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
   const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
   onShutdown(log, async () => {

@@ -9,7 +9,7 @@ import type { TokenVerifier } from './auth/verifier';
 import type { JobLauncher } from './temporal/job-launcher';
 import { errorMiddleware } from './http/error-middleware';
 import { InvalidInputError, PayloadTooLargeError } from './errors';
-import { requestContext, requireJsonBody } from './http/request-context';
+import { requestContext, requireJsonBody, guardInput } from './http/request-context';
 import { RequestValidator } from './http/request-validator';
 import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from './http/routing';
 import { cors } from './http/cors';
@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   const serving = deps.serving ?? new ServingState();
   const schemas = new UserSchemaCompiler();
   const rules = new FeatureRules(schemas);
-  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log, metrics });
+  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log, metrics, completionWaitSeconds: deps.config.jobs.completionWaitSeconds });
   const assignments = createAssignmentsService({ knex, rules });
   const starts = createJobStarts({ knex, jobs });
 
@@ -98,6 +98,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
       throw new InvalidInputError(`request body is not valid JSON: ${err.message}`);
     },
   }));
+  app.use(guardInput());
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
   return { app, router, metrics, serving };

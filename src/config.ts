@@ -13,6 +13,15 @@ export interface AuthConfig {
   scopePrefix: string;
   groupsClaim: string;
   machineClients: Record<string, MachineClientConfig>;
+  /** Tolerance on exp, nbf and iat. */
+  clockSkewSeconds: number;
+  /** How the identity provider's key set is fetched and kept (src/auth/key-store.ts). */
+  jwks: {
+    timeoutSeconds: number;
+    refreshSeconds: number;
+    maxStalenessSeconds: number;
+    minRefetchSeconds: number;
+  };
 }
 
 export interface Config {
@@ -30,6 +39,8 @@ export interface Config {
     completionDeadlineSeconds: number;
     /** Longest chain of cascade jobs one completion may start (source job has depth 0). */
     maxCascadeDepth: number;
+    /** Longest the completion route waits for the job's workflow to take the report and answer, before a 503. */
+    completionWaitSeconds: number;
   };
   /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
@@ -152,10 +163,18 @@ export function loadConfig(env: Env = process.env): Config {
       scopePrefix: env.AUTH_SCOPE_PREFIX ?? 'platform/',
       groupsClaim: env.AUTH_GROUPS_CLAIM || 'idp:groups',
       machineClients: parseMachineClients(env.MACHINE_CLIENTS),
+      clockSkewSeconds: integer(env, 'AUTH_CLOCK_SKEW_SECONDS', 5, 0),
+      jwks: {
+        timeoutSeconds: integer(env, 'AUTH_JWKS_TIMEOUT_SECONDS', 5),
+        refreshSeconds: integer(env, 'AUTH_JWKS_REFRESH_SECONDS', 300),
+        maxStalenessSeconds: integer(env, 'AUTH_JWKS_MAX_STALENESS_SECONDS', 6 * 3600),
+        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 5, 0),
+      },
     },
     jobs: {
       completionDeadlineSeconds: integer(env, 'JOB_COMPLETION_DEADLINE_SECONDS', 3600),
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
+      completionWaitSeconds: integer(env, 'COMPLETION_WAIT_SECONDS', 10),
     },
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
     corsAllowedOrigins: parseAllowedOrigins(env.CORS_ALLOWED_ORIGINS),

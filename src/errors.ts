@@ -65,11 +65,17 @@ export class UnprocessableError extends ServiceError {
     super('unprocessable', message);
   }
 }
+/** A dependency is down or a wait ran out: 503 with Retry-After, the message naming what to wait for. */
 export class UnavailableError extends ServiceError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super('unavailable', message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   }
 }
+
+/** What a 503 tells callers to wait when nothing better is known: long enough for a restart, short enough to notice the end of an outage. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 export interface BlockingService {
   service_id: string;

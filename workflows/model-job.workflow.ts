@@ -7,17 +7,19 @@ import { JOB_STATUS } from './search-attributes';
 
 // Timeouts fit the work, so a task lost with a dead worker is retried within seconds, not minutes:
 // database steps and one AWS call (a Lambda `Event` invoke, an ECS RunTask) answer well under a second.
+// No maximumAttempts: activities fail non-retryably on errors retrying cannot fix (activities/classified.ts),
+// so what is left is an outage of Postgres, Temporal or AWS, waited out at one attempt a minute however long it lasts.
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const dispatcher = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const cascades = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
 function failureMessage(err: unknown): string {

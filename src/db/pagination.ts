@@ -29,16 +29,30 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
   return { limit, cursor: cursor || undefined };
 }
 
+/** A cursor is what next_cursor gave out: base64url of [created_at as toISOString(), id]. */
+const MAX_CURSOR_LENGTH = 600;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * Validates a forged or damaged cursor as strictly as one we issue, so Postgres never sees a value it rejects:
+ * the instant must be the exact toISOString() form of a real date in years 0001–9999 (JavaScript accepts
+ * dates such as "+275760-09-13" that timestamptz does not), the id visible ASCII (no NUL).
+ */
 function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string') && !Number.isNaN(Date.parse(value[0]))) {
-      return value as [string, string];
+  if (cursor.length <= MAX_CURSOR_LENGTH && /^[A-Za-z0-9_-]+$/.test(cursor)) {
+    try {
+      const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
+        && ISO_INSTANT.test(value[0]) && !value[0].startsWith('0000') && new Date(value[0]).toISOString() === value[0]
+        && CURSOR_ID.test(value[1])) {
+        return value as [string, string];
+      }
+    } catch {
+      // fall through: not base64url JSON, or not a real date
     }
-  } catch {
-    // fall through
   }
-  throw new InvalidInputError('cursor is not valid');
+  throw new InvalidInputError('cursor is not valid: pass the next_cursor of a previous page unchanged');
 }
 
 /**

@@ -36,6 +36,11 @@ export async function findService(db: Db, domainUuid: string, serviceId: string,
   return q.first();
 }
 
+/** Locks a service row for an update that keeps its keys (so foreign-key checks of job inserts are not blocked). */
+export async function lockServiceByUuid(db: Db, serviceUuid: string): Promise<void> {
+  await db('services').where({ service_uuid: serviceUuid }).forNoKeyUpdate().first('service_uuid');
+}
+
 export async function findServiceByUuid(db: Db, serviceUuid: string): Promise<ServiceRow | undefined> {
   return db('services').where({ service_uuid: serviceUuid }).first();
 }

@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { WorkerOptions } from '@temporalio/worker';
-import { createRemoteJWKSet } from 'jose';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { createKnex, migrateLatest } from '../db/knex';
@@ -12,7 +11,7 @@ import { startTemporalServer } from '../temporal/server';
 import { jobLauncherFor } from '../temporal/job-launcher';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
-import { createTokenVerifier } from '../auth/verifier';
+import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { startEmbeddedPostgres } from './embedded-postgres';
@@ -123,7 +122,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     const reconciler = startReconciler({ knex, launcher, log });
     cleanups.push(async () => reconciler.stop());
 
-    const verify = createTokenVerifier({ keys: createRemoteJWKSet(new URL(config.auth.jwksUrl)), issuer: config.auth.issuer, audience: config.auth.audience });
+    const verify = verifierFromConfig(config.auth, log);
     const { app } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));

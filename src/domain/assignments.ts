@@ -1,3 +1,4 @@
+import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/assignments.repository';
 import * as servicesRepo from '../db/services.repository';
@@ -88,7 +89,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     }
     const version = await requireAssignableVersion(knex, body.model_id, body.model_version);
     const scope = { domainUuid: domain.domain_uuid, domainId };
-    const row = await knex.transaction(async (trx) => {
+    const row = await inTransaction(knex, async (trx) => {
       await lockDomain(trx, domain.domain_uuid);
       if (isDefault && (body.status ?? 'active') === 'active') await applyDefaultFreeze(trx, domain.domain_uuid, body, version.features);
       return writeRevision(trx, scope, key, body);
@@ -104,7 +105,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     if (!(await activeDefault(knex, domain.domain_uuid, domainId))) throw new UnprocessableError(`domain ${domainId} has no model assigned`);
     const version = await requireAssignableVersion(knex, body.model_id, body.model_version);
     const scope = { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId };
-    const row = await knex.transaction(async (trx) => {
+    const row = await inTransaction(knex, async (trx) => {
       const locked = await requireService(trx, domain, serviceId, true);
       const problems = rules.valueProblems(version.features, locked.provided_features);
       if (problems.length && (body.status ?? 'active') === 'active') {

@@ -1,3 +1,4 @@
+import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/domains.repository';
 import { requireClient, requireDomain } from './lookups';
@@ -17,7 +18,7 @@ export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) 
       rules.assertValidDefinitions(features);
       const domainId = body.domain_id ?? uuidv7();
       try {
-        return await knex.transaction(async (trx) => {
+        return await inTransaction(knex, async (trx) => {
           const row = await repo.insertDomain(trx, clientId, domainId);
           await repo.replaceFeatureDefinitions(trx, row.domain_uuid, features);
           return repo.toDomain(row);
@@ -46,7 +47,7 @@ export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) 
     async replaceFeatures(clientId: string, domainId: string, features: FeatureDefinition[]) {
       rules.assertValidDefinitions(features);
       const domain = await requireDomain(knex, clientId, domainId);
-      await knex.transaction(async (trx) => {
+      await inTransaction(knex, async (trx) => {
         await repo.lockDomain(trx, domain.domain_uuid);
         await repo.replaceFeatureDefinitions(trx, domain.domain_uuid, features);
         await repo.touchDomain(trx, domain.domain_uuid);

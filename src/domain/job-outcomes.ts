@@ -1,8 +1,9 @@
+import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
-import { updateService } from '../db/services.repository';
+import { updateService, lockServiceByUuid } from '../db/services.repository';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -28,13 +29,19 @@ export async function recordOutcome(
   metrics?: ServiceMetrics,
 ): Promise<RecordedOutcome> {
   let finished: { jobType: string; status: string; createdAt: Date } | undefined;
-  const outcome = await knex.transaction(async (trx): Promise<RecordedOutcome> => {
+  const outcome = await inTransaction(knex, async (trx): Promise<RecordedOutcome> => {
+    finished = undefined; // a deadlock victim's attempt is re-run from here
     const job = await jobs.findJob(trx, jobId);
     if (!job) throw new Error(`job ${jobId} does not exist`);
     const status: jobs.JobStatus = report ? report.status : 'timed_out';
     const output = report?.output ?? (status === 'success' ? {} : undefined);
     const error = status === 'success' ? undefined : report ? report.error : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
     const base = { job_id: job.job_id, model_id: job.model_id, model_version: job.model_version, status: report?.status ?? ('failure' as const) };
+
+    // Lock order of every job start: the service (or version) row first, then model_jobs. Updating the job row
+    // first deadlocked with an init of the same Idempotency-Key, whose unique check waits on this job row.
+    if (job.job_type === 'inference' && job.service_uuid) await lockServiceByUuid(trx, job.service_uuid);
+    if (job.job_type === 'training') await models.lockVersion(trx, job.model_id, job.model_version);
 
     const changed = await jobs.finishJob(trx, jobId, status, output, error);
     if (!changed) {
@@ -54,7 +61,7 @@ export async function recordOutcome(
       await updateService(trx, job.service_uuid, { status: status === 'success' ? 'available' : 'failed' });
     }
     if (job.job_type === 'training') {
-      const version = await models.lockVersion(trx, job.model_id, job.model_version);
+      const version = await models.findVersion(trx, job.model_id, job.model_version);
       if (version?.status === 'training') {
         await models.setVersionStatus(trx, job.model_id, job.model_version, status === 'success' ? 'active' : 'failed');
       }

@@ -1,3 +1,4 @@
+import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as models from '../db/models.repository';
 import * as assignmentsRepo from '../db/assignments.repository';
@@ -50,7 +51,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'training', input);
       return jobs.once(ctx, async () => {
-        const job = await knex.transaction(async (trx) => {
+        const job = await inTransaction(knex, async (trx) => {
           const current = await models.lockVersion(trx, modelId, version);
           if (!current) await requireVersion(trx, modelId, version);
           if (!TRAINABLE_STATUSES.includes(current!.status)) {

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import * as repo from '../db/jobs.repository';
 import type { JobLauncher } from '../temporal/job-launcher';
-import { workflowIdFor, WorkflowStartRefused } from '../temporal/job-launcher';
+import { WorkflowStartRefused } from '../temporal/job-launcher';
 import { recordOutcome } from './job-outcomes';
-import { completeJobUpdate, COMPLETION_CONFLICT, CompletionReport } from '../../workflows/definitions';
+import { deliverCompletion } from '../temporal/job-completion';
+import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
 import { canSeeJob } from '../auth/access';
@@ -33,6 +33,9 @@ export interface JobAccepted {
   service_id?: string;
 }
 
+/** Longest a job start waits for Temporal to take the workflow; the committed row is started later otherwise. */
+const LAUNCH_WAIT_MS = 5000;
+
 /** Raised inside a transaction when the Idempotency-Key already started a job, so the caller's writes roll back. */
 class IdempotentReplay extends Error {
   constructor(readonly job: repo.JobView) {
@@ -40,7 +43,11 @@ class IdempotentReplay extends Error {
   }
 }
 
-export function createJobsService(deps: { knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger; metrics?: ServiceMetrics }) {
+export function createJobsService(deps: {
+  knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger; metrics?: ServiceMetrics;
+  /** Longest a completion waits for the workflow's answer before a 503. */
+  completionWaitSeconds: number;
+}) {
   const { knex, launcher, log, metrics } = deps;
   const present = (row: repo.JobView) => repo.toJob(row, (id) => launcher.uiUrl(id));
 
@@ -66,17 +73,23 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
     // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
     if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
     if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
-    try {
-      return await deps.temporal.workflow.getHandle(workflowIdFor(jobId)).executeUpdate(completeJobUpdate, { args: [report] });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
-        throw new ConflictError(err.cause.message);
-      }
-      if (err instanceof WorkflowNotFoundError) {
+    const delivery = await deliverCompletion(deps.temporal, jobId, report, deps.completionWaitSeconds);
+    switch (delivery.kind) {
+      case 'answered':
+        return delivery.result;
+      case 'conflict':
+        throw new ConflictError(delivery.message);
+      case 'closed':
         // The workflow closed between our read and the update: the record now holds the answer.
         return answerFromRecord((await repo.findJob(knex, jobId))!, report);
-      }
-      throw new UnavailableError('the job workflow could not be reached; retry the completion', { cause: err });
+      case 'unanswered':
+        throw new UnavailableError(
+          delivery.recorded
+            ? `the report was recorded and the job is still finishing; repeat the same completion for its answer`
+            : `the report was not taken within ${deps.completionWaitSeconds} s: Temporal or the job's worker is unavailable. `
+              + 'It may still be taken when they are back; repeat the same completion (repeats are idempotent)',
+          { cause: delivery.cause },
+        );
     }
   }
 
@@ -130,7 +143,8 @@ export function createJobsService(deps: { knex: Knex; temporal: Client; launcher
      */
     async launch(job: repo.JobView): Promise<JobAccepted> {
       try {
-        await launcher.launch(job);
+        // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row.
+        await deps.temporal.withDeadline(Date.now() + LAUNCH_WAIT_MS, () => launcher.launch(job));
       } catch (err) {
         if (err instanceof WorkflowStartRefused) {
           await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error: { message: err.message, reason: 'start_refused' } }, metrics);

@@ -1,3 +1,4 @@
+import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
@@ -77,7 +78,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       rules.assertValidDefinitions(features);
       const id = body.id ?? uuidv7();
       try {
-        await knex.transaction(async (trx) => {
+        await inTransaction(knex, async (trx) => {
           await repo.insertModel(trx, {
             id, name: body.name, description: body.description, metadata: body.metadata,
             handlers: body.handlers, handler_contracts: body.handler_contracts ?? null,
@@ -102,7 +103,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
     async update(modelId: string, changes: UpdateModelBody) {
       checkHandlers(changes.handlers);
       checkContracts(changes.handler_contracts);
-      const stale = await knex.transaction(async (trx) => {
+      const stale = await inTransaction(knex, async (trx) => {
         const before = await repo.lockModel(trx, modelId);
         if (!before) await requireModel(trx, modelId);
         await repo.updateModel(trx, modelId, changes);
@@ -136,7 +137,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
     },
 
     async setVersionStatus(modelId: string, version: string, status: repo.VersionStatus) {
-      return knex.transaction(async (trx) => {
+      return inTransaction(knex, async (trx) => {
         const current = await repo.lockVersion(trx, modelId, version);
         if (!current) await requireVersion(trx, modelId, version);
         if (!canMoveVersion(current!.status, status)) {

@@ -1,3 +1,4 @@
+import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/services.repository';
 import { findVersion } from '../db/models.repository';
@@ -70,7 +71,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       assertClientActive(await requireClient(knex, clientId));
       const domain = await requireDomain(knex, clientId, domainId);
       return jobs.once(ctx, async () => {
-        const job = await knex.transaction((trx) => stageInit(trx, domain, body, ctx));
+        const job = await inTransaction(knex, (trx) => stageInit(trx, domain, body, ctx));
         return { service_id: body.service_id, ...(await jobs.launch(job)) };
       });
     },
@@ -92,7 +93,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     async update(clientId: string, domainId: string, serviceId: string, body: { departure_datetime?: string; static_features?: FeatureValues }) {
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
-      const { service, staged } = await knex.transaction(async (trx) => {
+      const { service, staged } = await inTransaction(knex, async (trx) => {
         await shareLockDomain(trx, domain.domain_uuid);
         const current = await requireService(trx, domain, serviceId, true);
         if (current.status === 'not_found') throw new UnprocessableError(`service ${serviceId} is not_found; initialize it again`);
@@ -122,7 +123,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
 
     async setStatus(clientId: string, domainId: string, serviceId: string, status: repo.ServiceStatus) {
       const domain = await requireDomain(knex, clientId, domainId);
-      return knex.transaction(async (trx) => {
+      return inTransaction(knex, async (trx) => {
         const current = await requireService(trx, domain, serviceId, true);
         if (!canMoveService(current.status, status)) {
           const allowed = SERVICE_TRANSITIONS[current.status];

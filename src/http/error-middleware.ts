@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
-import { ErrorCode, ServiceError, AssignmentBlockedError, MethodNotAllowedError, UnauthenticatedError } from '../errors';
+import { ErrorCode, ServiceError, AssignmentBlockedError, MethodNotAllowedError, UnauthenticatedError, UnavailableError } from '../errors';
+import { classifyFailure } from '../failure-classes';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
@@ -20,12 +21,22 @@ function clientStatus(err: any): number | undefined {
   return err?.expose && typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
+/** A dependency that is down is a 503 naming it, never a 500: callers retry, operators see which one. */
+function asUnavailable(err: unknown): UnavailableError | undefined {
+  const failure = classifyFailure(err);
+  if (failure.kind === 'outage') return new UnavailableError(`${failure.dependency} is unavailable; retry later`, { cause: err });
+  // Deadlock and serialization victims are retried inside the service (src/db/transaction.ts); this is what is left.
+  if (failure.kind === 'contention') return new UnavailableError('the request conflicted with concurrent ones; retry it', { cause: err, retryAfterSeconds: 1 });
+  return undefined;
+}
+
 /** The one place errors become responses: ErrorResponse for everything, AssignBlockedErrorResponse for blocked assignments. */
 export function errorMiddleware() {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-    } catch (err) {
+    } catch (caught) {
+      const err = caught instanceof ServiceError ? caught : (asUnavailable(caught) ?? caught);
       if (err instanceof AssignmentBlockedError) {
         ctx.status = 422;
         ctx.body = { error: err.message, blocking_services: err.blockingServices };
@@ -36,7 +47,10 @@ export function errorMiddleware() {
         ctx.body = { success: false, message: err.message };
         if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allowed.join(', '));
         if (err instanceof UnauthenticatedError) ctx.set('WWW-Authenticate', err.challenge);
-        if (ctx.status >= 500) ctx.state.log?.error({ err }, 'request failed');
+        if (err instanceof UnavailableError) {
+          ctx.set('Retry-After', String(err.retryAfterSeconds));
+          ctx.state.log?.warn({ err }, 'dependency unavailable');
+        } else if (ctx.status >= 500) ctx.state.log?.error({ err }, 'request failed');
         else if (ctx.status === 401) ctx.state.log?.info({ reason: err.message }, 'token rejected');
         return;
       }

@@ -3,6 +3,7 @@ import { trace } from '@opentelemetry/api';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../errors';
+import { jsonProblem, textProblem } from './json-guard';
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -42,6 +43,22 @@ export function requireJsonBody() {
     const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || Boolean(ctx.get('Transfer-Encoding'));
     if (hasBody && !ctx.is('application/json')) {
       throw new InvalidInputError('request body must be JSON with Content-Type: application/json');
+    }
+    return next();
+  };
+}
+
+/** After body parsing: the body's depth and text, and every query value, checked before any handler runs. */
+export function guardInput() {
+  return async (ctx: Context, next: Next) => {
+    for (const [name, raw] of Object.entries(ctx.query)) {
+      const problem = textProblem(name) ?? [raw ?? []].flat().map(textProblem).find(Boolean);
+      if (problem) throw new InvalidInputError(`query parameter ${textProblem(name) ? '(name)' : name} ${problem}`);
+    }
+    const body = (ctx.request as { body?: unknown }).body;
+    if (body !== undefined) {
+      const problem = jsonProblem(body);
+      if (problem) throw new InvalidInputError(`invalid request body: ${problem}`);
     }
     return next();
   };

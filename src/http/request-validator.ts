@@ -1,6 +1,6 @@
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { schemas, IDENTIFIER_PATTERN } from '../openapi/schemas';
+import { schemas, pathParameterSchema } from '../openapi/schemas';
 import { describeBodyErrors } from './validation-messages';
 import { InvalidInputError } from '../errors';
 
@@ -10,7 +10,7 @@ const DOC_ID = 'urn:model-orchestration:openapi';
 export class RequestValidator {
   private readonly ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false, allowUnionTypes: true, discriminator: true, verbose: true });
   private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly identifier: RegExp = new RegExp(IDENTIFIER_PATTERN);
+  private readonly patterns = new Map<string, RegExp>();
 
   constructor() {
     addFormats(this.ajv);
@@ -35,10 +35,13 @@ export class RequestValidator {
     return body as T;
   }
 
-  /** Path parameters share one identifier pattern. */
+  /** Path parameters: the shared identifier pattern, or a UUID where the column is one. */
   params(params: Record<string, string>): void {
     for (const [name, value] of Object.entries(params)) {
-      if (!this.identifier.test(value)) throw new InvalidInputError(`invalid path parameter ${name}: must match ${IDENTIFIER_PATTERN}`);
+      const { pattern, format } = pathParameterSchema(name);
+      let regex = this.patterns.get(pattern);
+      if (!regex) this.patterns.set(pattern, (regex = new RegExp(pattern)));
+      if (!regex.test(value)) throw new InvalidInputError(`invalid path parameter ${name}: must ${format === 'uuid' ? 'be a UUID' : `match ${pattern}`}`);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { OPERATIONS, Operation } from './operations';
-import { schemas, IDENTIFIER_PATTERN } from './schemas';
+import { schemas, pathParameterSchema } from './schemas';
 import { API_DESCRIPTION, TAGS, tagOf } from './descriptions';
 import { assignmentBlocked, errorResponses, headers, parameters } from './shared-components';
 import examples from './examples.json';
@@ -69,7 +69,7 @@ function operationDescription(op: Operation): string {
 
 function pathItem(op: Operation) {
   const pathParams = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
-    name, in: 'path', required: true, description: `${name.replace(/_/g, ' ')}`, schema: { type: 'string', pattern: IDENTIFIER_PATTERN },
+    name, in: 'path', required: true, description: `${name.replace(/_/g, ' ')}`, schema: pathParameterSchema(name),
   }));
   const query: object[] = Object.entries(op.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, description: `Only items with this ${name}`, schema }));
   if (op.paginated) query.push(ref('parameters', 'Limit'), ref('parameters', 'Cursor'));

@@ -29,7 +29,7 @@ interface HealthDeps {
 async function dependencies(deps: HealthDeps) {
   const [database, temporal] = await Promise.all([
     probe(() => deps.knex.raw('select 1')),
-    probe(() => deps.temporal.workflowService.getSystemInfo({})),
+    probe(() => deps.temporal.withDeadline(Date.now() + 3000, () => deps.temporal.workflowService.getSystemInfo({}))),
   ]);
   // Temporal may answer while jobs still cannot start (e.g. the namespace lacks the job search attributes).
   const jobStarts = temporal === 'ok' ? await deps.launcher.readiness() : { ok: false as const, reason: 'Temporal is unavailable' };

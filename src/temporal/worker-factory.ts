@@ -14,6 +14,12 @@ import { installTemporalRuntime } from './runtime';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 
+/**
+ * A dispatch is one AWS call that answers in well under a second; a stalled endpoint must fail the call (and the
+ * activity attempt be retried) well inside the dispatch activity's 15 s start-to-close timeout.
+ */
+const AWS_CALL_LIMITS = { requestHandler: { connectionTimeout: 3000, requestTimeout: 10000 } };
+
 export interface WorkerDeps {
   config: Config;
   knex: Knex;
@@ -50,7 +56,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     knex: deps.knex,
     schemas: new UserSchemaCompiler(),
     launcher,
-    clients: { lambda: deps.lambda ?? new LambdaClient({}), ecs: deps.ecs ?? new ECSClient({}), inProcess: deps.inProcess },
+    clients: { lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS), ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS), inProcess: deps.inProcess },
     log: deps.log,
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,

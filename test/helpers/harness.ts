@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { createRemoteJWKSet } from 'jose';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -12,7 +11,7 @@ import { loadConfig, Config } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { createApp } from '../../src/app';
 import { jobLauncherFor, JobLauncher } from '../../src/temporal/job-launcher';
-import { createTokenVerifier } from '../../src/auth/verifier';
+import { createTokenVerifier, verifierFromConfig } from '../../src/auth/verifier';
 import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
 import { ServiceMetrics } from '../../src/observability/metrics';
@@ -41,6 +40,12 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Where the worker logs (silent by default), for tests that assert a warning. */
   workerLog?: import('pino').Logger;
+  /** Postgres URL of the API and the worker (e.g. through a Toxiproxy proxy); the test database by default. */
+  databaseUrl?: string;
+  /** Postgres URL of the worker alone, when it differs from the API's. */
+  workerDatabaseUrl?: string;
+  /** Temporal frontend of the API's client (e.g. through a Toxiproxy proxy); the worker always connects directly. */
+  temporalAddress?: string;
   /** Verify tokens against a remote identity provider instead of the test key. */
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
   /** Spans from the API, the client and the worker; the worker then bundles its workflows with the tracing interceptors. */
@@ -61,6 +66,8 @@ export class Harness {
   private workerRun?: Promise<void>;
   private workerConnection?: { close(): Promise<void> };
   /** Responses that broke the OpenAPI document, by request id, until a test claims them. */
+  /** The worker's own pool, as in production where it is another process. */
+  private workerKnex?: Knex;
 
   private constructor(
     readonly config: Config,
@@ -100,8 +107,8 @@ export class Harness {
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const knex = createKnex(testEnv.databaseUrl, { max: 5 });
-    const connection = await Connection.connect({ address: testEnv.temporalAddress });
+    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    const connection = await Connection.connect({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
     const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: interceptors } });
@@ -110,7 +117,7 @@ export class Harness {
     const inProcess = options.inProcess ?? builtinImplementations;
     const remote = options.remoteIdp;
     const verify = remote
-      ? createTokenVerifier({ keys: createRemoteJWKSet(new URL(remote.jwksUrl)), issuer: remote.issuer, audience: remote.audience })
+      ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
     const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
     // Every response of every integration test is checked against the document the service serves.
@@ -127,8 +134,9 @@ export class Harness {
   }
 
   async startWorker(): Promise<void> {
+    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
     const { worker, connection } = await createJobWorker({
-      config: this.config, knex: this.knex, client: this.temporal, log: this.options.workerLog ?? pino({ level: 'silent' }),
+      config: this.config, knex: this.workerKnex, client: this.temporal, log: this.options.workerLog ?? pino({ level: 'silent' }),
       inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
       // With tracing, the worker bundles workflows/ itself, adding the tracing workflow interceptors.
       workflowBundle: this.options.tracing ? undefined : { codePath: testEnv.workflowBundlePath },
@@ -146,6 +154,7 @@ export class Harness {
     if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
     await this.workerRun;
     await this.workerConnection?.close();
+    await this.workerKnex?.destroy();
     this.worker = undefined;
   }
 
@@ -154,7 +163,8 @@ export class Harness {
     return this.idp.machine(PLATFORM_CLIENT, ALL_SCOPES);
   }
 
-  async api<T = any>(method: string, path: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  /** One request; `timeoutMs` (default 30 s) bounds it, so a hang fails the test instead of stalling it. */
+  async api<T = any>(method: string, path: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<ApiResponse<T>> {
     const token = options.token === undefined ? await this.adminToken() : options.token;
     const headers: Record<string, string> = { ...options.headers };
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -163,6 +173,7 @@ export class Harness {
       method,
       headers,
       body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30000),
     });
     const text = await response.text();
     let body: any = text;

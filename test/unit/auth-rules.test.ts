@@ -1,9 +1,10 @@
 import { permissionsFromScopes } from '../../src/auth/permissions';
 import { principalFromClaims } from '../../src/auth/principal';
 import { tenantAccessProblem, globalAccessProblem, canSeeJob, visibleTenants } from '../../src/auth/access';
-import type { AuthConfig } from '../../src/config';
+import { loadConfig, AuthConfig } from '../../src/config';
 
 const auth: AuthConfig = {
+  ...loadConfig({}).auth,
   scopePrefix: 'platform/',
   groupsClaim: 'idp:groups',
   machineClients: { ops: { access: 'platform', tenants: [] }, acme: { access: 'tenant', tenants: ['acme'] }, batch: { access: 'tenant', tenants: ['acme', 'globex'] } },

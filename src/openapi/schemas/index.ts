@@ -4,7 +4,7 @@ import { modelSchemas } from './models';
 import { assignmentSchemas } from './assignments';
 import { jobSchemas } from './jobs';
 
-export { IDENTIFIER_PATTERN } from './common';
+export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
 /** Component schemas of the OpenAPI document: the single source for request validation and the docs. */
 export const schemas: Record<string, object> = { ...commonSchemas, ...tenantSchemas, ...modelSchemas, ...assignmentSchemas, ...jobSchemas };

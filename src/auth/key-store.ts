@@ -1,0 +1,99 @@
+import { createLocalJWKSet, errors, JSONWebKeySet, JWTVerifyGetKey } from 'jose';
+import type { Logger } from 'pino';
+import { UnavailableError } from '../errors';
+
+export interface KeyStoreOptions {
+  url: string;
+  /** Total time one fetch of the key set may take, headers and body. */
+  timeoutSeconds: number;
+  /** A key set older than this is refreshed in the background; requests go on with it meanwhile. */
+  refreshSeconds: number;
+  /** The last fetched key set stays usable this long after its fetch while refreshes fail (an IdP outage). */
+  maxStalenessSeconds: number;
+  /** A token naming an unknown `kid` refetches the set at once, but at most once per this interval. */
+  minRefetchSeconds: number;
+  log?: Logger;
+  /** The clock, replaceable in unit tests. */
+  now?: () => number;
+}
+
+/** Key sets are small; a larger answer is not a key set. */
+const MAX_KEY_SET_BYTES = 512 * 1024;
+
+/**
+ * The identity provider's signing keys, cached so that an IdP outage locks nobody out: the last good set is
+ * used for up to `maxStalenessSeconds` while refreshes go on in the background, a new `kid` is fetched at once
+ * (rate-limited), and a fetch never takes longer than `timeoutSeconds`, however slowly the IdP answers.
+ */
+export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVerifyGetKey; refresh(): Promise<void> } {
+  const now = options.now ?? Date.now;
+  let local: JWTVerifyGetKey | undefined;
+  let fetchedAt = -Infinity;
+  let lastAttemptAt = -Infinity;
+  let lastError: unknown;
+  let lastUnknownKidRefetchAt = -Infinity;
+  let inFlight: Promise<void> | undefined;
+
+  async function fetchKeySet(): Promise<JSONWebKeySet> {
+    // One signal for the whole exchange: it aborts a body that stalls after the headers, too.
+    const signal = AbortSignal.timeout(options.timeoutSeconds * 1000);
+    const response = await fetch(options.url, { signal, headers: { Accept: 'application/json' }, redirect: 'error' });
+    if (response.status !== 200) throw new Error(`the key set answered HTTP ${response.status}`);
+    const text = await response.text();
+    if (text.length > MAX_KEY_SET_BYTES) throw new Error('the key set is larger than 512 KB');
+    const set = JSON.parse(text) as JSONWebKeySet;
+    if (!set || !Array.isArray(set.keys)) throw new Error('the answer is not a JWK set');
+    return set;
+  }
+
+  /** One fetch at a time; concurrent callers share it. */
+  function refresh(): Promise<void> {
+    inFlight ??= (async () => {
+      lastAttemptAt = now();
+      try {
+        const set = await fetchKeySet();
+        local = createLocalJWKSet(set) as unknown as JWTVerifyGetKey;
+        fetchedAt = now();
+        lastError = undefined;
+      } catch (err) {
+        lastError = err;
+        options.log?.warn({ err: (err as Error).message, url: options.url, ageSeconds: Math.round((now() - fetchedAt) / 1000) }, 'signing key refresh failed');
+        throw err;
+      } finally {
+        inFlight = undefined;
+      }
+    })();
+    return inFlight;
+  }
+
+  const age = () => (now() - fetchedAt) / 1000;
+  const unavailable = (err: unknown) =>
+    new UnavailableError(`the identity provider is unavailable: its signing keys could not be fetched (${(err as Error).message})`, { cause: err });
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    if (!local || age() > options.maxStalenessSeconds) {
+      // No usable keys at all: this request has to wait for the fetch (bounded by its timeout), unless one just failed.
+      if (lastError && !inFlight && (now() - lastAttemptAt) / 1000 < options.minRefetchSeconds) throw unavailable(lastError);
+      await (inFlight ?? refresh()).catch((err) => {
+        throw unavailable(err);
+      });
+    } else if (age() > options.refreshSeconds && !inFlight) {
+      refresh().catch(() => undefined); // logged inside; the current keys serve meanwhile
+    }
+    try {
+      return await local!(header, token);
+    } catch (err) {
+      // Only refetches caused by unknown key ids count against the interval, so a key published right after a
+      // scheduled refresh is still fetched at once; made-up key ids cost the IdP one fetch per interval at most.
+      if (!(err instanceof errors.JWKSNoMatchingKey) || (now() - lastUnknownKidRefetchAt) / 1000 < options.minRefetchSeconds) throw err;
+    }
+    // A key id we have not seen: perhaps a key the IdP just published.
+    lastUnknownKidRefetchAt = now();
+    await (inFlight ?? refresh()).catch((err) => {
+      throw unavailable(err);
+    });
+    return local!(header, token);
+  };
+
+  return { getKey, refresh };
+}

@@ -1,0 +1,121 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { Harness } from '../helpers/harness';
+import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
+import { activeModel, tenantWithDomain, eventually } from '../helpers/fixtures';
+import { MAX_JSON_DEPTH } from '../../src/http/json-guard';
+
+const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const nested = (depth: number, leaf: unknown = 1): unknown => {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+};
+/** JSON text nested `depth` levels, built as text because JSON.stringify itself overflows on such values. */
+const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+/** The input classes that answered 500 in the fuzz run of issue 11; each must now be a 400 naming the field. */
+describe('input refused at the edge with 400 before any query', () => {
+  let h: Harness;
+  let modelId: string;
+  let clientId: string;
+  beforeAll(async () => {
+    h = await Harness.start();
+    modelId = await activeModel(h);
+    clientId = (await tenantWithDomain(h, { modelId })).clientId;
+  });
+  afterAll(() => h.stop());
+
+  it.each(['GET', 'DELETE'])('%s of a subscription_id that is not a UUID', async (method) => {
+    const res = await h.api(method, `/v2/models/${modelId}/event-subscriptions/not-a-uuid`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('subscription_id');
+  });
+
+  it('PUT new_status of a subscription_id that is not a UUID', async () => {
+    const res = await h.api('PUT', `/v2/models/${modelId}/event-subscriptions/x1/new_status`, { body: { status: 'disabled' } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('subscription_id');
+  });
+
+  it.each([
+    ['/v2/models?name=%00', 'name'],
+    ['/v2/clients/{client}/jobs?model_id=%00', 'model_id'],
+    ['/v2/models?name=a%00b', 'name'],
+  ])('a NUL byte in a query value: %s', async (path, field) => {
+    const res = await h.api('GET', path.replace('{client}', clientId));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain(`query parameter ${field}`);
+  });
+
+  it.each([
+    ['a date JavaScript parses but Postgres does not', ['2024', 'x']],
+    ['a date out of Postgres range', ['+275760-09-13T00:00:00.000Z', 'x']],
+    ['a NUL in the id', ['2024-01-01T00:00:00.000Z', 'a\u0000b']],
+    ['a lone surrogate in the id', ['2024-01-01T00:00:00.000Z', '\ud800']],
+    ['an impossible date', ['2024-02-30T00:00:00.000Z', 'x']],
+    ['a number instead of the id', ['2024-01-01T00:00:00.000Z', 5]],
+  ])('a forged cursor with %s', async (_what, value) => {
+    const res = await h.api('GET', `/v2/models?cursor=${cursorOf(value)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('cursor');
+  });
+
+  it('still pages with the cursors it gives out', async () => {
+    await activeModel(h);
+    const first = await h.api('GET', '/v2/models?limit=1');
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await h.api('GET', `/v2/models?limit=1&cursor=${first.body.next_cursor}`);
+    expect(second.status).toBe(200);
+    expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
+  });
+
+  it.each([
+    ['a NUL in a client name', (c: string) => ['PUT', `/v2/clients/${c}`, { name: 'a\u0000b' }], '/name'],
+    ['a lone surrogate in a client name', (c: string) => ['PUT', `/v2/clients/${c}`, { name: 'x\ud800' }], '/name'],
+    ['a NUL in metadata', (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { note: '\u0000' } }], '/metadata/note'],
+    ['a lone low surrogate in a metadata key', (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { ['k\udc00']: 1 } }], '/metadata/k'],
+  ] as const)('%s', async (_what, request, field) => {
+    const [method, path, body] = request('c-' + Date.now(), modelId) as [string, string, unknown];
+    const res = await h.api(method, path, { body: JSON.stringify(body) });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain(field);
+  });
+
+  it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels, even 20,000 deep`, async () => {
+    for (const depth of [MAX_JSON_DEPTH, 20000]) {
+      const res = await h.api('PUT', `/v2/models/${modelId}`, { body: `{"metadata":${deepJson(depth)}}` });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain('nested deeper than');
+    }
+  });
+
+  it(`accepts JSON nested ${MAX_JSON_DEPTH} levels`, async () => {
+    const res = await h.api('PUT', `/v2/models/${modelId}`, { body: { metadata: nested(MAX_JSON_DEPTH - 2) } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('a completion whose output is nested 4,500 levels deep', () => {
+  let h: Harness;
+  let sink: AwsStandIn;
+  beforeAll(async () => {
+    // The Lambda stand-in accepts the invoke and never reports: the job waits for the completion route.
+    sink = await AwsStandIn.start(() => ({ status: 202 }));
+    h = await Harness.start({ worker: true, lambda: new LambdaClient({ ...TEST_AWS, endpoint: sink.url }) });
+  });
+  afterAll(async () => {
+    await h.stop();
+    await sink.stop();
+  });
+
+  it('is a 400 (it got 503 forever), and a proper report afterwards completes the job', async () => {
+    const modelId = await activeModel(h, { handlers: { training: { type: 'lambda', arn: 'fn' }, inference: { type: 'lambda', arn: 'fn' } } });
+    const { body } = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: {} });
+    const jobPath = `/v2/models/${modelId}/versions/1/jobs/${body.job_id}`;
+    await eventually(async () => (await h.api('GET', jobPath)).body.status === 'running', 20000, 'dispatch');
+    const deep = await h.api('POST', `${jobPath}/complete`, { body: `{"status":"success","output":${deepJson(4500)}}` });
+    expect(deep.status).toBe(400);
+    const ok = await h.api('POST', `${jobPath}/complete`, { body: { status: 'success', output: { fine: true } } });
+    expect(ok.status).toBe(200);
+  });
+});
