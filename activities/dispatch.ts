@@ -5,6 +5,7 @@ import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registr
 import { classifyFailure } from '../src/failure-classes';
 import { toActivityFailure, DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
+import type { Handler } from '../src/shapes';
 
 /** What every handler receives: enough to do the work and to report back. */
 export interface DispatchPayload {
@@ -19,10 +20,7 @@ export interface DispatchPayload {
   traceparent?: string;
 }
 
-export type Handler =
-  | { type: 'lambda'; arn: string; version?: string }
-  | { type: 'container_task'; target: string; launch?: { launch_type?: string; subnets?: string[]; security_groups?: string[]; assign_public_ip?: boolean; container_name?: string } }
-  | { type: 'in_process'; name: string };
+export type { Handler };
 
 export type DispatchResult = { kind: 'awaiting' } | { kind: 'completed'; report: CompletionReport };
 

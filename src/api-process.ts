@@ -4,7 +4,7 @@ import { createKnex } from './db/knex';
 import { poolStats } from './db/pool-stats';
 import { connectTemporalClient } from './temporal/connection';
 import { clientMetricsInterceptor } from './temporal/client-metrics';
-import { jobLauncherFor } from './temporal/job-launcher';
+import { jobGatewayFor } from './temporal/job-gateway';
 import { verifierFromConfig } from './auth/verifier';
 import { createApp } from './app';
 import { builtinImplementations } from '../activities/in-process/registry';
@@ -23,9 +23,9 @@ export async function runApi(tracing?: Tracing): Promise<void> {
   const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace, 30000, [
     clientMetricsInterceptor(metrics), ...(tracing?.clientInterceptors ?? []),
   ]);
-  const launcher = jobLauncherFor(temporal, config, metrics);
+  const gateway = jobGatewayFor(temporal, config, metrics);
   const verify = verifierFromConfig(config.auth, log);
-  const { app, serving } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+  const { app, serving } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
   const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
   onShutdown(log, async () => {
     await drainServer(server, serving, { delayMs: config.shutdown.delaySeconds * 1000, timeoutMs: config.shutdown.timeoutSeconds * 1000, log });

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
-import type { JobLauncher } from './temporal/job-launcher';
+import type { JobGateway } from './temporal/job-gateway';
 import { errorMiddleware } from './http/error-middleware';
 import { InvalidInputError, PayloadTooLargeError } from './errors';
 import { requestContext, requireJsonBody, guardInput } from './http/request-context';
@@ -44,7 +44,7 @@ export interface AppDeps {
   config: Config;
   knex: Knex;
   temporal: Client;
-  launcher: JobLauncher;
+  gateway: JobGateway;
   verify: TokenVerifier;
   log: Logger;
   /** Names of the in-process implementations the worker has registered. */
@@ -62,14 +62,14 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   const serving = deps.serving ?? new ServingState();
   const schemas = new UserSchemaCompiler();
   const rules = new FeatureRules(schemas);
-  const jobs = createJobsService({ knex, temporal: deps.temporal, launcher: deps.launcher, schemas, log, metrics, completionWaitSeconds: deps.config.jobs.completionWaitSeconds });
+  const jobs = createJobsService({ knex, gateway: deps.gateway, schemas, log, metrics, completionWaitSeconds: deps.config.jobs.completionWaitSeconds });
   const assignments = createAssignmentsService({ knex, rules });
   const starts = createJobStarts({ knex, jobs });
 
   const router = new Router();
   const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth });
   registerDocsRoutes(router, buildOpenApiDocument());
-  registerHealthRoutes(route, { knex, temporal: deps.temporal, launcher: deps.launcher, serving });
+  registerHealthRoutes(route, { knex, temporal: deps.temporal, gateway: deps.gateway, serving });
   registerMetricsRoutes(route, metrics);
   registerClientRoutes(route, createClientsService(knex));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);

@@ -6,7 +6,7 @@ import { connectTemporalClient } from './temporal/connection';
 import { clientMetricsInterceptor } from './temporal/client-metrics';
 import { installTemporalRuntime } from './temporal/runtime';
 import { createJobWorker } from './temporal/worker-factory';
-import { jobLauncherFor } from './temporal/job-launcher';
+import { jobGatewayFor } from './temporal/job-gateway';
 import { startReconciler } from './temporal/reconciler';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
@@ -34,8 +34,8 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
     ? await serveWorkerMetrics({ port: metricsPort, metrics, sdkUrl: sdkPort ? `http://127.0.0.1:${sdkPort}/metrics` : undefined, log })
     : undefined;
   const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations, metrics, tracing });
-  const launcher = jobLauncherFor(client, config, metrics);
-  const reconciler = startReconciler({ knex, launcher, log });
+  const gateway = jobGatewayFor(client, config, metrics);
+  const reconciler = startReconciler({ knex, gateway, log });
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM

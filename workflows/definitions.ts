@@ -1,7 +1,22 @@
 import { defineUpdate, defineQuery } from '@temporalio/workflow';
-import type { CompletionResult, TriggeredEvent } from '../src/db/jobs.repository';
 
-export type { CompletionResult, TriggeredEvent };
+// The job workflow's contract with the service: its input, the completion update and its answer. Other layers
+// import these types from here; this module imports nothing of theirs.
+
+/** One subscription fired by a successful completion: the job it started, or why it could not. */
+export interface TriggeredEvent {
+  subscription_id: string;
+  job_id?: string;
+  error?: string;
+}
+
+export interface CompletionResult {
+  job_id: string;
+  model_id: string;
+  model_version: string;
+  status: 'success' | 'failure';
+  triggered_events: TriggeredEvent[];
+}
 
 /** What a handler reports through the completion route (or an in-process implementation returns). */
 export interface CompletionReport {

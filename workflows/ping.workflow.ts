@@ -3,7 +3,7 @@ import type { Activities } from '../activities';
 
 const { ping } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } });
 
-/** A round trip through the worker and the database: used by smoke tests and `npm start`'s self-check. */
+/** A round trip through the worker and the database: the foundation smoke test runs it. */
 export async function pingWorkflow(name: string): Promise<string> {
   return ping(name);
 }

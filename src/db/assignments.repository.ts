@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Db, iso } from './types';
-import { paginate, paginateByKey, mapPage, PageRequest, Page } from './pagination';
+import { Db } from './types';
+import { paginate, paginateByKey, PageRequest, Page } from './pagination';
 
 export interface AssignmentRow {
   assignment_id: string;
@@ -22,23 +22,6 @@ export interface Scope {
   domainId: string;
   serviceUuid?: string;
   serviceId?: string;
-}
-
-export function toAssignment(row: AssignmentRow, scope: Pick<Scope, 'domainId' | 'serviceId'>) {
-  return {
-    assignment_id: row.assignment_id,
-    domain_id: scope.domainId,
-    ...(row.service_uuid ? { service_id: scope.serviceId } : {}),
-    assignment_key: row.assignment_key,
-    model_id: row.model_id,
-    model_version: row.model_version,
-    status: row.status,
-    role: row.role,
-    settings: row.settings,
-    metadata: row.metadata,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
 }
 
 function inScope(db: Db, scope: Scope) {
@@ -80,7 +63,7 @@ export async function insertRevision(db: Db, scope: Scope, r: NewRevision): Prom
 export async function listAssignments(db: Db, scope: Scope, page: PageRequest, status: 'active' | 'archived' | 'all') {
   const q = inScope(db, scope);
   if (status !== 'all') q.where({ status });
-  return mapPage(await paginate<AssignmentRow>(q, page, 'assignment_id', 'assignments'), (r) => toAssignment(r, scope));
+  return paginate<AssignmentRow>(q, page, 'assignment_id', 'assignments');
 }
 
 /** Active assignments of the service and of its domain; the service's override the domain's key by key. */

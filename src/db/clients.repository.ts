@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest } from './pagination';
+import { Db } from './types';
+import { paginate, PageRequest } from './pagination';
 
 export interface ClientRow {
   client_id: string;
@@ -9,10 +9,6 @@ export interface ClientRow {
   status: 'active' | 'suspended';
   created_at: Date;
   updated_at: Date;
-}
-
-export function toClient(row: ClientRow) {
-  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
 }
 
 export async function findClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
@@ -40,5 +36,5 @@ export async function listClients(db: Db, page: PageRequest, filter: { status?: 
   const q = db('clients').select('*');
   if (filter.status) q.where({ status: filter.status });
   if (filter.only) q.whereIn('client_id', filter.only);
-  return mapPage(await paginate<ClientRow>(q, page, 'client_id', 'clients'), toClient);
+  return paginate<ClientRow>(q, page, 'client_id', 'clients');
 }

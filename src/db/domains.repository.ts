@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest } from './pagination';
-import type { FeatureDefinition } from '../domain/features';
+import { Db } from './types';
+import { paginate, PageRequest } from './pagination';
+import type { FeatureDefinition } from '../shapes';
 
 export interface DomainRow {
   domain_uuid: string;
@@ -10,17 +10,6 @@ export interface DomainRow {
   status: 'not_ready' | 'active';
   created_at: Date;
   updated_at: Date;
-}
-
-export function toDomain(row: DomainRow) {
-  return {
-    client_id: row.client_id,
-    domain_id: row.domain_id,
-    domain_uuid: row.domain_uuid,
-    status: row.status,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
 }
 
 export async function findDomain(db: Db, clientId: string, domainId: string): Promise<DomainRow | undefined> {
@@ -55,7 +44,7 @@ export async function touchDomain(db: Db, domainUuid: string): Promise<DomainRow
 export async function listDomains(db: Db, clientId: string, page: PageRequest, status?: string) {
   const q = db('domains').where({ client_id: clientId });
   if (status) q.where({ status });
-  return mapPage(await paginate<DomainRow>(q, page, 'domain_uuid', 'domains'), toDomain);
+  return paginate<DomainRow>(q, page, 'domain_uuid', 'domains');
 }
 
 export async function getFeatureDefinitions(db: Db, domainUuid: string): Promise<FeatureDefinition[]> {

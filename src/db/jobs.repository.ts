@@ -1,4 +1,7 @@
-import { Db, iso } from './types';
+import { Db } from './types';
+import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
+
+export type { CompletionResult, TriggeredEvent };
 import { paginate, PageRequest, Page } from './pagination';
 
 export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out';
@@ -42,48 +45,8 @@ export interface JobView extends JobRow {
   service_id: string | null;
 }
 
-export interface TriggeredEvent {
-  subscription_id: string;
-  job_id?: string;
-  error?: string;
-}
-
-export interface CompletionResult {
-  job_id: string;
-  model_id: string;
-  model_version: string;
-  status: 'success' | 'failure';
-  triggered_events: TriggeredEvent[];
-}
-
 export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job_type' | 'trigger'> &
   Partial<Pick<JobRow, 'assignment_id' | 'client_id' | 'domain_uuid' | 'service_uuid' | 'source_job_id' | 'subscription_id' | 'cascade_depth' | 'input' | 'metadata' | 'idempotency_key' | 'idempotency_owner' | 'idempotency_fingerprint'>>;
-
-export function toJob(row: JobView, temporalUrl: (jobId: string) => string | null) {
-  return {
-    job_id: row.job_id,
-    model_id: row.model_id,
-    model_version: row.model_version,
-    assignment_id: row.assignment_id,
-    job_type: row.job_type,
-    status: row.status,
-    trigger: row.trigger,
-    client_id: row.client_id,
-    domain_id: row.domain_id,
-    service_id: row.service_id,
-    source_job_id: row.source_job_id,
-    subscription_id: row.subscription_id,
-    input: row.input,
-    output: row.output,
-    error: row.error,
-    metadata: row.metadata,
-    created_at: iso(row.created_at),
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
-    temporal_workflow_id: `job-${row.job_id}`,
-    temporal_url: temporalUrl(row.job_id),
-  };
-}
 
 function jobViews(db: Db) {
   return db('model_jobs')

@@ -1,6 +1,6 @@
-import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest } from './pagination';
-import type { FeatureDefinition } from '../domain/features';
+import { Db } from './types';
+import { paginate, PageRequest } from './pagination';
+import type { FeatureDefinition, Handlers } from '../shapes';
 
 export type VersionStatus = 'pending' | 'training' | 'active' | 'failed';
 
@@ -9,7 +9,7 @@ export interface ModelRow {
   name: string;
   description: string;
   metadata: Record<string, unknown>;
-  handlers: { training: Record<string, unknown>; inference: Record<string, unknown> };
+  handlers: Handlers;
   handler_contracts: HandlerContracts | null;
   created_at: Date;
   updated_at: Date;
@@ -35,24 +35,6 @@ export interface VersionRow {
   features: FeatureDefinition[];
   created_at: Date;
   updated_at: Date;
-}
-
-export function toModel(row: ModelRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    handlers: row.handlers,
-    handler_contracts: row.handler_contracts,
-    metadata: row.metadata,
-    status: row.status,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
-
-export function toVersion(row: VersionRow) {
-  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
 }
 
 function modelsWithStatus(db: Db) {
@@ -93,7 +75,7 @@ export async function listModels(db: Db, page: PageRequest, filter: { name?: str
   const q = db.from(modelsWithStatus(db).as('m')).select('*');
   if (filter.name) q.where('name', filter.name);
   if (filter.status) q.where('status', filter.status);
-  return mapPage(await paginate<ModelRow>(q, page, 'id', 'm'), toModel);
+  return paginate<ModelRow>(q, page, 'id', 'm');
 }
 
 export async function insertVersion(db: Db, v: Omit<VersionRow, 'created_at' | 'updated_at'>): Promise<VersionRow> {
@@ -128,5 +110,5 @@ export async function setVersionStatus(db: Db, modelId: string, version: string,
 export async function listVersions(db: Db, modelId: string, page: PageRequest, status?: string) {
   const q = db('model_versions').where({ model_id: modelId });
   if (status) q.where({ status });
-  return mapPage(await paginate<VersionRow>(q, page, 'version', 'model_versions'), toVersion);
+  return paginate<VersionRow>(q, page, 'version', 'model_versions');
 }

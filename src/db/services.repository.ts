@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest } from './pagination';
-import type { FeatureValues } from '../domain/features';
+import { Db } from './types';
+import { paginate, PageRequest } from './pagination';
+import type { FeatureValues } from '../shapes';
 
 export type ServiceStatus = 'in_progress' | 'available' | 'failed' | 'not_found';
 
@@ -15,19 +15,6 @@ export interface ServiceRow {
   resolved_features: FeatureValues;
   created_at: Date;
   updated_at: Date;
-}
-
-export function toService(row: ServiceRow, domainId: string) {
-  return {
-    domain_id: domainId,
-    service_id: row.service_id,
-    status: row.status,
-    departure_datetime: iso(row.departure_datetime),
-    provided_features: row.provided_features,
-    resolved_features: row.resolved_features,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
 }
 
 export async function findService(db: Db, domainUuid: string, serviceId: string, lock = false): Promise<ServiceRow | undefined> {
@@ -92,10 +79,10 @@ export async function nonDepartedServices(db: Db, domainUuid: string): Promise<S
     .forUpdate();
 }
 
-export async function listServices(db: Db, domainUuid: string, domainId: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {
+export async function listServices(db: Db, domainUuid: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {
   const q = db('services').where({ domain_uuid: domainUuid });
   if (filter.status) q.where({ status: filter.status });
   if (filter.departed === true) q.where('departure_datetime', '<=', db.fn.now());
   if (filter.departed === false) q.where('departure_datetime', '>', db.fn.now());
-  return mapPage(await paginate<ServiceRow>(q, page, 'service_uuid', 'services'), (r) => toService(r, domainId));
+  return paginate<ServiceRow>(q, page, 'service_uuid', 'services');
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest } from './pagination';
+import { Db } from './types';
+import { paginate, PageRequest } from './pagination';
 
 export type SubscriptionStatus = 'active' | 'stale' | 'disabled';
 
@@ -16,10 +16,6 @@ export interface SubscriptionRow {
   status: SubscriptionStatus;
   created_at: Date;
   updated_at: Date;
-}
-
-export function toSubscription(row: SubscriptionRow) {
-  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
 }
 
 export type NewSubscription = Omit<SubscriptionRow, 'subscription_id' | 'status' | 'created_at' | 'updated_at'>;
@@ -64,5 +60,5 @@ export async function markStale(db: Db, modelId: string): Promise<string[]> {
 export async function listSubscriptions(db: Db, sourceModelId: string, page: PageRequest, status?: string) {
   const q = db('event_subscriptions').where({ source_model_id: sourceModelId });
   if (status) q.where({ status });
-  return mapPage(await paginate<SubscriptionRow>(q, page, 'subscription_id', 'event_subscriptions'), toSubscription);
+  return paginate<SubscriptionRow>(q, page, 'subscription_id', 'event_subscriptions');
 }

@@ -8,7 +8,7 @@ import { createKnex, migrateLatest } from '../db/knex';
 import { connectTemporalClient } from '../temporal/connection';
 import { startDevServer } from '../temporal/dev-server';
 import { startTemporalServer } from '../temporal/server';
-import { jobLauncherFor } from '../temporal/job-launcher';
+import { jobGatewayFor } from '../temporal/job-gateway';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
 import { verifierFromConfig } from '../auth/verifier';
@@ -107,7 +107,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? []),
     ]);
     cleanups.push(() => temporal.connection.close());
-    const launcher = jobLauncherFor(temporal, config, metrics);
+    const gateway = jobGatewayFor(temporal, config, metrics);
 
     const { worker, connection } = await createJobWorker({
       config, knex, client: temporal, log, inProcess: builtinImplementations, workflowBundle: options.workflowBundle, tracing: options.tracing, metrics,
@@ -119,11 +119,11 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       await workerRun;
       await connection.close();
     });
-    const reconciler = startReconciler({ knex, launcher, log });
+    const reconciler = startReconciler({ knex, gateway, log });
     cleanups.push(async () => reconciler.stop());
 
     const verify = verifierFromConfig(config.auth, log);
-    const { app } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+    const { app } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));

@@ -2,7 +2,7 @@ import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/assignments.repository';
 import * as servicesRepo from '../db/services.repository';
-import { lockDomain, touchDomain, toDomain } from '../db/domains.repository';
+import { lockDomain, touchDomain } from '../db/domains.repository';
 import { newestVersion, findModel } from '../db/models.repository';
 import { requireDomain, requireService, requireAssignableVersion } from './lookups';
 import type { FeatureRules } from './features';
@@ -11,6 +11,7 @@ import { freezeIncompatibilities } from './freeze';
 import { mapPage, PageRequest } from '../db/pagination';
 import { AssignmentBlockedError, BlockingService, NotFoundError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
+import { toAssignment, toDomain } from './views';
 
 export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
@@ -94,7 +95,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       if (isDefault && (body.status ?? 'active') === 'active') await applyDefaultFreeze(trx, domain.domain_uuid, body, version.features);
       return writeRevision(trx, scope, key, body);
     });
-    return repo.toAssignment(row, scope);
+    return toAssignment(row, scope);
   }
 
   async function upsertService(clientId: string, domainId: string, serviceId: string, key: string, body: AssignmentBody) {
@@ -113,7 +114,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       }
       return writeRevision(trx, scope, key, body);
     });
-    return repo.toAssignment(row, scope);
+    return toAssignment(row, scope);
   }
 
   async function resolveScope(clientId: string, domainId: string, serviceId?: string): Promise<repo.Scope> {
@@ -142,17 +143,18 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       const scope = await resolveScope(clientId, domainId, serviceId);
       const row = await repo.findActive(knex, scope, key);
       if (!row) throw new NotFoundError(`no active assignment under key ${key}`);
-      return repo.toAssignment(row, scope);
+      return toAssignment(row, scope);
     },
 
     async list(clientId: string, domainId: string, page: PageRequest, status: 'active' | 'archived' | 'all', serviceId?: string) {
-      return repo.listAssignments(knex, await resolveScope(clientId, domainId, serviceId), page, status);
+      const scope = await resolveScope(clientId, domainId, serviceId);
+      return mapPage(await repo.listAssignments(knex, scope, page, status), (r) => toAssignment(r, scope));
     },
 
     /** For each key: the service's own active assignment if it has one, else the domain's. */
     async effective(clientId: string, domainId: string, serviceId: string, page: PageRequest) {
       const scope = (await resolveScope(clientId, domainId, serviceId)) as Required<repo.Scope>;
-      return mapPage(await repo.effectiveAssignments(knex, scope, page), (r) => repo.toAssignment(r, scope));
+      return mapPage(await repo.effectiveAssignments(knex, scope, page), (r) => toAssignment(r, scope));
     },
   };
 }

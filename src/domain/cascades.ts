@@ -3,7 +3,7 @@ import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { UserSchemaCompiler } from './json-schemas';
-import type { JobLauncher } from '../temporal/job-launcher';
+import type { JobGateway } from '../temporal/job-gateway';
 import { deterministicUuid } from '../ids';
 
 /** A cascade that can never succeed however often it is retried (bad payload, no active version, ...). */
@@ -25,10 +25,10 @@ export function cascadePayload(sub: subs.SubscriptionRow, triggerOutput: Record<
  * (source job, subscription), so a retry finds the job it already created and starts nothing twice.
  */
 export async function fireSubscription(
-  deps: { knex: Knex; schemas: UserSchemaCompiler; launcher: JobLauncher; maxCascadeDepth: number },
+  deps: { knex: Knex; schemas: UserSchemaCompiler; gateway: JobGateway; maxCascadeDepth: number },
   input: FireInput,
 ): Promise<{ job_id: string }> {
-  const { knex, schemas, launcher } = deps;
+  const { knex, schemas, gateway } = deps;
   const source = await jobs.findJob(knex, input.sourceJobId);
   if (!source) throw new CascadeRejected(`source job ${input.sourceJobId} does not exist`);
   const jobId = deterministicUuid('cascade', input.sourceJobId, input.subscriptionId);
@@ -68,6 +68,6 @@ export async function fireSubscription(
     });
     job = (await jobs.findJob(knex, jobId))!;
   }
-  await launcher.launch(job);
+  await gateway.launch(job);
   return { job_id: job.job_id };
 }

@@ -3,10 +3,11 @@ import type { Knex } from 'knex';
 import * as repo from '../db/domains.repository';
 import { requireClient, requireDomain } from './lookups';
 import type { FeatureDefinition, FeatureRules } from './features';
-import type { PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../db/pagination';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError } from '../errors';
+import { toDomain } from './views';
 
 export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) {
   const { knex, rules } = deps;
@@ -21,7 +22,7 @@ export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) 
         return await inTransaction(knex, async (trx) => {
           const row = await repo.insertDomain(trx, clientId, domainId);
           await repo.replaceFeatureDefinitions(trx, row.domain_uuid, features);
-          return repo.toDomain(row);
+          return toDomain(row);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`domain ${domainId} already exists in client ${clientId}`);
@@ -29,15 +30,15 @@ export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) 
       }
     },
     async get(clientId: string, domainId: string) {
-      return repo.toDomain(await requireDomain(knex, clientId, domainId));
+      return toDomain(await requireDomain(knex, clientId, domainId));
     },
     async list(clientId: string, page: PageRequest, status?: string) {
       await requireClient(knex, clientId);
-      return repo.listDomains(knex, clientId, page, status);
+      return mapPage(await repo.listDomains(knex, clientId, page, status), toDomain);
     },
     async setStatus(clientId: string, domainId: string, status: 'not_ready' | 'active') {
       const domain = await requireDomain(knex, clientId, domainId);
-      return repo.toDomain(await repo.setDomainStatus(knex, domain.domain_uuid, status));
+      return toDomain(await repo.setDomainStatus(knex, domain.domain_uuid, status));
     },
     async getFeatures(clientId: string, domainId: string) {
       const domain = await requireDomain(knex, clientId, domainId);

@@ -1,13 +1,9 @@
 import { UserSchemaCompiler } from './json-schemas';
 import { UnprocessableError } from '../errors';
 
-export interface FeatureDefinition {
-  name: string;
-  json_schema: Record<string, unknown>;
-  mandatory: boolean;
-}
+import type { FeatureDefinition, FeatureValues } from '../shapes';
 
-export type FeatureValues = Record<string, unknown>;
+export type { FeatureDefinition, FeatureValues };
 
 export interface FeatureProblem {
   feature: string;

@@ -1,11 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Client } from '@temporalio/client';
 import * as repo from '../db/jobs.repository';
-import type { JobLauncher } from '../temporal/job-launcher';
-import { WorkflowStartRefused } from '../temporal/job-launcher';
+import { WorkflowStartRefused, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
 import { recordOutcome } from './job-outcomes';
-import { deliverCompletion } from '../temporal/job-completion';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
@@ -17,6 +14,7 @@ import { requireClient } from './lookups';
 import { ConflictError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import type { ServiceMetrics } from '../observability/metrics';
+import { toJob } from './views';
 
 export interface JobRequestContext {
   principal: Principal;
@@ -33,9 +31,6 @@ export interface JobAccepted {
   service_id?: string;
 }
 
-/** Longest a job start waits for Temporal to take the workflow; the committed row is started later otherwise. */
-const LAUNCH_WAIT_MS = 5000;
-
 /** Raised inside a transaction when the Idempotency-Key already started a job, so the caller's writes roll back. */
 class IdempotentReplay extends Error {
   constructor(readonly job: repo.JobView) {
@@ -44,12 +39,12 @@ class IdempotentReplay extends Error {
 }
 
 export function createJobsService(deps: {
-  knex: Knex; temporal: Client; launcher: JobLauncher; schemas: UserSchemaCompiler; log: Logger; metrics?: ServiceMetrics;
+  knex: Knex; gateway: JobGateway; schemas: UserSchemaCompiler; log: Logger; metrics?: ServiceMetrics;
   /** Longest a completion waits for the workflow's answer before a 503. */
   completionWaitSeconds: number;
 }) {
-  const { knex, launcher, log, metrics } = deps;
-  const present = (row: repo.JobView) => repo.toJob(row, (id) => launcher.uiUrl(id));
+  const { knex, gateway, log, metrics } = deps;
+  const present = (row: repo.JobView) => toJob(row, { workflowId: workflowIdFor, uiUrl: (id) => gateway.uiUrl(id) });
 
   async function visibleJob(principal: Principal, modelId: string, version: string, jobId: string): Promise<repo.JobView> {
     const job = await repo.findJob(knex, jobId);
@@ -73,7 +68,7 @@ export function createJobsService(deps: {
     // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
     if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
     if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
-    const delivery = await deliverCompletion(deps.temporal, jobId, report, deps.completionWaitSeconds);
+    const delivery = await gateway.complete(jobId, report, deps.completionWaitSeconds);
     switch (delivery.kind) {
       case 'answered':
         return delivery.result;
@@ -99,7 +94,7 @@ export function createJobsService(deps: {
     if (job.idempotency_fingerprint !== (ctx.fingerprint ?? null)) {
       throw new UnprocessableError('Idempotency-Key was already used for a different request');
     }
-    return { ...(job.service_id ? { service_id: job.service_id } : {}), job_id: job.job_id, job_url: launcher.uiUrl(job.job_id) };
+    return { ...(job.service_id ? { service_id: job.service_id } : {}), job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
   }
 
   return {
@@ -125,7 +120,7 @@ export function createJobsService(deps: {
      * transaction rolls back) while Temporal could not start the job: a 202 promises the job will run.
      */
     async stage(db: Db, job: Omit<repo.NewJob, 'job_id'>, ctx?: JobRequestContext): Promise<repo.JobView> {
-      const ready = await launcher.readiness();
+      const ready = await gateway.readiness();
       if (!ready.ok) throw new UnavailableError(`jobs cannot start now: ${ready.reason}`);
       const idem = ctx?.idempotencyKey
         ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
@@ -143,8 +138,7 @@ export function createJobsService(deps: {
      */
     async launch(job: repo.JobView): Promise<JobAccepted> {
       try {
-        // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row.
-        await deps.temporal.withDeadline(Date.now() + LAUNCH_WAIT_MS, () => launcher.launch(job));
+        await gateway.launch(job);
       } catch (err) {
         if (err instanceof WorkflowStartRefused) {
           await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error: { message: err.message, reason: 'start_refused' } }, metrics);
@@ -153,7 +147,7 @@ export function createJobsService(deps: {
         }
         log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
       }
-      return { job_id: job.job_id, job_url: launcher.uiUrl(job.job_id) };
+      return { job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
     },
 
     /** Validates a caller-supplied inference input against the model's inference input_schema. */

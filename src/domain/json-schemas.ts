@@ -1,15 +1,9 @@
 import Ajv2020, { ValidateFunction, ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { canonicalJson } from '../canonical-json';
 
-/** Canonical JSON: object keys sorted, so equal schemas share one cache entry whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value as object).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { canonicalJson };
+
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   if (!errors?.length) return 'invalid';

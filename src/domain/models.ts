@@ -7,10 +7,11 @@ import type { FeatureDefinition, FeatureRules } from './features';
 import type { UserSchemaCompiler } from './json-schemas';
 import { canonicalJson } from './json-schemas';
 import { canMoveVersion, VERSION_TRANSITIONS } from './version-status';
-import type { PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../db/pagination';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError, UnprocessableError } from '../errors';
+import { toModel, toVersion } from './views';
 
 type Handlers = repo.ModelRow['handlers'];
 
@@ -66,7 +67,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
   async function envelope(db: Knex, modelId: string) {
     const model = await requireModel(db, modelId);
     const version = await repo.newestVersion(db, modelId);
-    return { model: repo.toModel(model), version: version ? repo.toVersion(version) : null };
+    return { model: toModel(model), version: version ? toVersion(version) : null };
   }
 
   return {
@@ -97,7 +98,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
 
     get: (modelId: string) => envelope(knex, modelId),
 
-    list: (page: PageRequest, filter: { name?: string; status?: string }) => repo.listModels(knex, page, filter),
+    list: async (page: PageRequest, filter: { name?: string; status?: string }) => mapPage(await repo.listModels(knex, page, filter), toModel),
 
     /** Marks dependent subscriptions stale when what they rely on changes (see staleningChange). */
     async update(modelId: string, changes: UpdateModelBody) {
@@ -120,7 +121,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
           model_id: modelId, version: body.version, description: body.description ?? '',
           metadata: body.metadata ?? {}, status: 'pending', features: body.features,
         });
-        return repo.toVersion(row);
+        return toVersion(row);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`version ${body.version} of model ${modelId} already exists`);
         throw err;
@@ -128,12 +129,12 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
     },
 
     async getVersion(modelId: string, version: string) {
-      return repo.toVersion(await requireVersion(knex, modelId, version));
+      return toVersion(await requireVersion(knex, modelId, version));
     },
 
     async listVersions(modelId: string, page: PageRequest, status?: string) {
       await requireModel(knex, modelId);
-      return repo.listVersions(knex, modelId, page, status);
+      return mapPage(await repo.listVersions(knex, modelId, page, status), toVersion);
     },
 
     async setVersionStatus(modelId: string, version: string, status: repo.VersionStatus) {
@@ -144,7 +145,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
           const allowed = VERSION_TRANSITIONS[current!.status];
           throw new ConflictError(`version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`);
         }
-        return repo.toVersion(await repo.setVersionStatus(trx, modelId, version, status));
+        return toVersion(await repo.setVersionStatus(trx, modelId, version, status));
       });
     },
   };

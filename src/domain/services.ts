@@ -8,11 +8,12 @@ import type { FeatureRules, FeatureValues } from './features';
 import { formatFeatureProblems } from './features';
 import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
 import type { JobsService, JobRequestContext } from './jobs';
-import type { PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../db/pagination';
 import { shareLockDomain, DomainRow } from '../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
+import { toService } from './views';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -78,12 +79,12 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
 
     async get(clientId: string, domainId: string, serviceId: string) {
       const domain = await requireDomain(knex, clientId, domainId);
-      return repo.toService(await requireService(knex, domain, serviceId), domainId);
+      return toService(await requireService(knex, domain, serviceId), domainId);
     },
 
     async list(clientId: string, domainId: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {
       const domain = await requireDomain(knex, clientId, domainId);
-      return repo.listServices(knex, domain.domain_uuid, domainId, page, filter);
+      return mapPage(await repo.listServices(knex, domain.domain_uuid, page, filter), (r) => toService(r, domainId));
     },
 
     /**
@@ -118,7 +119,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
         return { service: updated, staged };
       });
       const launched = staged ? await jobs.launch(staged) : undefined;
-      return { ...repo.toService(service, domainId), ...(launched ? { job_id: launched.job_id } : {}) };
+      return { ...toService(service, domainId), ...(launched ? { job_id: launched.job_id } : {}) };
     },
 
     async setStatus(clientId: string, domainId: string, serviceId: string, status: repo.ServiceStatus) {
@@ -129,7 +130,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           const allowed = SERVICE_TRANSITIONS[current.status];
           throw new ConflictError(`service ${serviceId} is ${current.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none (initialize it again)'}`);
         }
-        return repo.toService(await repo.updateService(trx, current.service_uuid, { status }), domainId);
+        return toService(await repo.updateService(trx, current.service_uuid, { status }), domainId);
       });
     },
   };

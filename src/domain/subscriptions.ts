@@ -3,8 +3,9 @@ import * as repo from '../db/subscriptions.repository';
 import { findModel } from '../db/models.repository';
 import { requireModel } from './lookups';
 import type { UserSchemaCompiler } from './json-schemas';
-import type { PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../db/pagination';
 import { NotFoundError, UnprocessableError } from '../errors';
+import { toSubscription } from './views';
 
 export interface CreateSubscriptionBody {
   trigger_event: repo.SubscriptionRow['trigger_event'];
@@ -42,24 +43,24 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
         source_model_id: sourceModelId, target_model_id: body.target_model_id, trigger_event: body.trigger_event,
         target_action: body.target_action, input_source: body.input_source, input, label: body.label ?? '',
       });
-      return repo.toSubscription(row);
+      return toSubscription(row);
     },
     async get(modelId: string, subscriptionId: string) {
-      return repo.toSubscription(await requireSubscription(modelId, subscriptionId));
+      return toSubscription(await requireSubscription(modelId, subscriptionId));
     },
     async list(modelId: string, page: PageRequest, status?: string) {
       await requireModel(knex, modelId);
-      return repo.listSubscriptions(knex, modelId, page, status);
+      return mapPage(await repo.listSubscriptions(knex, modelId, page, status), toSubscription);
     },
     /** Re-activating re-validates the stored input against the target's current contract. */
     async setStatus(modelId: string, subscriptionId: string, status: 'active' | 'disabled') {
       const row = await requireSubscription(modelId, subscriptionId);
       if (status === 'active') await assertStoredInputFits(row.target_model_id, row);
-      return repo.toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, status));
+      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, status));
     },
     async disable(modelId: string, subscriptionId: string) {
       await requireSubscription(modelId, subscriptionId);
-      return repo.toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, 'disabled'));
+      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, 'disabled'));
     },
   };
 }

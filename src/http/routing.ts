@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { canonicalJson } from '../domain/json-schemas';
+import { canonicalJson } from '../canonical-json';
 import Router from '@koa/router';
 import { operation, koaPath, OPERATIONS, Operation } from '../openapi/operations';
 import type { RequestValidator } from './request-validator';

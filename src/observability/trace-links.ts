@@ -1,19 +1,19 @@
 import { trace, SpanKind } from '@opentelemetry/api';
-import type { JobLauncher } from '../temporal/job-launcher';
+import type { JobGateway } from '../temporal/job-gateway';
 
 const tracer = () => trace.getTracer('model-orchestration');
 
 /**
- * A launcher whose starts begin a trace of their own, linked to the span that caused them. Cascade jobs use it:
+ * A gateway whose starts begin a trace of their own, linked to the span that caused them. Cascade jobs use it:
  * each job keeps one bounded trace (a chain of cascades would otherwise grow one trace per chain), and the link
- * leads from the cascade job back to the completion that fired it. Without tracing it is the launcher itself.
+ * leads from the cascade job back to the completion that fired it. Without tracing it is the gateway itself.
  */
-export function launchInLinkedTrace(launcher: JobLauncher): JobLauncher {
+export function launchInLinkedTrace(gateway: JobGateway): JobGateway {
   return {
-    ...launcher,
+    ...gateway,
     launch(job) {
       const cause = trace.getActiveSpan();
-      if (!cause) return launcher.launch(job);
+      if (!cause) return gateway.launch(job);
       return tracer().startActiveSpan(
         `cascade job ${job.model_id}@${job.model_version}`,
         {
@@ -24,7 +24,7 @@ export function launchInLinkedTrace(launcher: JobLauncher): JobLauncher {
         },
         async (span) => {
           try {
-            return await launcher.launch(job);
+            return await gateway.launch(job);
           } finally {
             span.end();
           }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Client } from '@temporalio/client';
-import type { JobLauncher } from '../temporal/job-launcher';
+import type { JobGateway } from '../temporal/job-gateway';
 import type { ServingState } from '../http/serving-state';
 import { pendingMigrations } from '../db/migration-status';
 import type { Register } from './types';
@@ -21,7 +21,7 @@ async function probe(fn: () => Promise<unknown>): Promise<string> {
 interface HealthDeps {
   knex: Knex;
   temporal: Client;
-  launcher: JobLauncher;
+  gateway: JobGateway;
   serving: ServingState;
 }
 
@@ -32,7 +32,7 @@ async function dependencies(deps: HealthDeps) {
     probe(() => deps.temporal.withDeadline(Date.now() + 3000, () => deps.temporal.workflowService.getSystemInfo({}))),
   ]);
   // Temporal may answer while jobs still cannot start (e.g. the namespace lacks the job search attributes).
-  const jobStarts = temporal === 'ok' ? await deps.launcher.readiness() : { ok: false as const, reason: 'Temporal is unavailable' };
+  const jobStarts = temporal === 'ok' ? await deps.gateway.readiness() : { ok: false as const, reason: 'Temporal is unavailable' };
   const job_starts = jobStarts.ok ? 'ok' : `unavailable: ${jobStarts.reason}`;
   return { database, temporal, job_starts, ok: database === 'ok' && temporal === 'ok' && jobStarts.ok };
 }

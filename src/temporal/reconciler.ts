@@ -1,20 +1,20 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { staleOrphans } from '../db/jobs.repository';
-import type { JobLauncher } from './job-launcher';
+import type { JobGateway } from './job-gateway';
 
 /**
  * Job rows are committed before their workflow starts; if the API dies in between, the row stays `pending`.
  * This loop starts the workflow of every such row (starting is idempotent by workflow id).
  */
-export function startReconciler(deps: { knex: Knex; launcher: JobLauncher; log: Logger; everyMs?: number; graceSeconds?: number }) {
+export function startReconciler(deps: { knex: Knex; gateway: JobGateway; log: Logger; everyMs?: number; graceSeconds?: number }) {
   const everyMs = deps.everyMs ?? 15000;
   let running = true;
   let timer: NodeJS.Timeout | undefined;
   const pass = async () => {
     try {
       for (const job of await staleOrphans(deps.knex, deps.graceSeconds ?? 30)) {
-        await deps.launcher.launch(job);
+        await deps.gateway.launch(job);
         deps.log.info({ jobId: job.job_id }, 'reconciler started the workflow of a pending job');
       }
     } catch (err) {

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
-import { jobLauncherFor } from './job-launcher';
+import { jobGatewayFor } from './job-gateway';
 import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
 import { installTemporalRuntime } from './runtime';
@@ -51,11 +51,11 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     await connection.close();
     throw err;
   }
-  const launcher = jobLauncherFor(deps.client, config, deps.metrics);
+  const gateway = jobGatewayFor(deps.client, config, deps.metrics);
   const activities = createActivities({
     knex: deps.knex,
     schemas: new UserSchemaCompiler(),
-    launcher,
+    gateway,
     clients: { lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS), ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS), inProcess: deps.inProcess },
     log: deps.log,
     publicBaseUrl: config.publicBaseUrl,

@@ -10,7 +10,7 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import { loadConfig, Config } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { createApp } from '../../src/app';
-import { jobLauncherFor, JobLauncher } from '../../src/temporal/job-launcher';
+import { jobGatewayFor, JobGateway } from '../../src/temporal/job-gateway';
 import { createTokenVerifier, verifierFromConfig } from '../../src/auth/verifier';
 import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
@@ -73,7 +73,7 @@ export class Harness {
     readonly config: Config,
     readonly knex: Knex,
     readonly temporal: Client,
-    readonly launcher: JobLauncher,
+    readonly gateway: JobGateway,
     readonly idp: TestIdp,
     readonly server: Server,
     readonly baseUrl: string,
@@ -112,14 +112,14 @@ export class Harness {
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
     const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: interceptors } });
-    const launcher = jobLauncherFor(temporal, config, metrics);
+    const gateway = jobGatewayFor(temporal, config, metrics);
     const idp = await TestIdp.create();
     const inProcess = options.inProcess ?? builtinImplementations;
     const remote = options.remoteIdp;
     const verify = remote
       ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app, router } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
+    const { app, router } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();
     const checker = new ContractChecker(buildOpenApiDocument());
@@ -128,7 +128,7 @@ export class Harness {
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
-    const harness = new Harness(config, knex, temporal, launcher, idp, server, baseUrl, { ...options, inProcess }, router, violations, metrics);
+    const harness = new Harness(config, knex, temporal, gateway, idp, server, baseUrl, { ...options, inProcess }, router, violations, metrics);
     if (options.worker) await harness.startWorker();
     return harness;
   }

@@ -10,7 +10,7 @@ import * as jobsRepo from '../../src/db/jobs.repository';
 import { fireSubscription } from '../../src/domain/cascades';
 import { UserSchemaCompiler } from '../../src/domain/json-schemas';
 import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/temporal/job-launcher';
+import { workflowIdFor } from '../../src/temporal/job-gateway';
 import { uuidv7 } from '../../src/ids';
 import pino from 'pino';
 
@@ -58,7 +58,7 @@ describe('a job runs exactly once', () => {
     await finished(jobId);
 
     // What the reconciler does with a row it listed as pending before the workflow finished.
-    expect(await h.launcher.launch({ ...staleRow, status: 'pending' })).toBe('existing');
+    expect(await h.gateway.launch({ ...staleRow, status: 'pending' })).toBe('existing');
     await new Promise((r) => setTimeout(r, 1500));
     expect(dispatches.get(jobId)).toBe(1);
     expect(await eventually(async () => (await runs(jobId)) || undefined, 10000, 'visibility')).toBe(1);
@@ -69,9 +69,9 @@ describe('a job runs exactly once', () => {
     // A committed job row whose workflow has not started yet.
     const { row } = await jobsRepo.insertJob(h.knex, { job_id: uuidv7(), model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', input: {} });
     const view = (await jobsRepo.findJob(h.knex, row.job_id))!;
-    const reconciler = startReconciler({ knex: h.knex, launcher: h.launcher, log: pino({ level: 'silent' }), everyMs: 3_600_000, graceSeconds: 0 });
+    const reconciler = startReconciler({ knex: h.knex, gateway: h.gateway, log: pino({ level: 'silent' }), everyMs: 3_600_000, graceSeconds: 0 });
     try {
-      const outcomes = await Promise.all([h.launcher.launch(view), h.launcher.launch(view), reconciler.runOnce(), h.launcher.launch(view)]);
+      const outcomes = await Promise.all([h.gateway.launch(view), h.gateway.launch(view), reconciler.runOnce(), h.gateway.launch(view)]);
       expect(outcomes.filter((o) => o === 'started').length).toBeLessThanOrEqual(1);
     } finally {
       reconciler.stop();
@@ -97,7 +97,7 @@ describe('a job runs exactly once', () => {
 
     // The activity's retry after a lost answer: the same input, after the cascade job's workflow closed.
     const again = await fireSubscription(
-      { knex: h.knex, schemas: new UserSchemaCompiler(), launcher: h.launcher, maxCascadeDepth: 5 },
+      { knex: h.knex, schemas: new UserSchemaCompiler(), gateway: h.gateway, maxCascadeDepth: 5 },
       { sourceJobId: sourceJob, subscriptionId: sub.body.subscription_id, triggerOutput: { seen: true } },
     );
     expect(again.job_id).toBe(cascadeJobId);

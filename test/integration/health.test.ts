@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
-import { createJobLauncher } from '../../src/temporal/job-launcher';
+import { createJobGateway } from '../../src/temporal/job-gateway';
 import { createTokenVerifier } from '../../src/auth/verifier';
 import { freePort } from '../../src/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
@@ -19,7 +19,7 @@ describe('health when a dependency is down', () => {
     const config = loadConfig({ LOG_LEVEL: 'silent' });
     const { app } = createApp({
       config, knex, temporal, log: pino({ level: 'silent' }), inProcessNames: [],
-      launcher: createJobLauncher({ client: temporal, taskQueue: 'none', namespace: 'default', completionDeadlineSeconds: 1 }),
+      gateway: createJobGateway({ client: temporal, taskQueue: 'none', namespace: 'default', completionDeadlineSeconds: 1 }),
       verify: createTokenVerifier({ keys: idp.jwks() }),
     });
     const server = app.listen(0, '127.0.0.1');

@@ -4,7 +4,7 @@ import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, tenantWithDomain, initService, eventually } from '../helpers/fixtures';
 import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/temporal/job-launcher';
+import { workflowIdFor } from '../../src/temporal/job-gateway';
 
 const SIMPLE = [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }];
 const lambdaHandlers = (fn: string) => ({ training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } });
@@ -58,7 +58,7 @@ describe('deadlines and recovery', () => {
     const modelId = await activeModel(h, { features: SIMPLE });
     const jobId = uid('orphan');
     await h.knex('model_jobs').insert({ job_id: jobId, model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', input: JSON.stringify({ x: 1 }), created_at: new Date(Date.now() - 120000) });
-    const reconciler = startReconciler({ knex: h.knex, launcher: h.launcher, log: pino({ level: 'silent' }), everyMs: 3600000, graceSeconds: 30 });
+    const reconciler = startReconciler({ knex: h.knex, gateway: h.gateway, log: pino({ level: 'silent' }), everyMs: 3600000, graceSeconds: 30 });
     try {
       await reconciler.runOnce();
     } finally {

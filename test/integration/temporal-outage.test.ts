@@ -60,7 +60,7 @@ describe('Temporal unreachable from the API', () => {
     // database holds other files' pending rows, which a reconciler pass would start on this file's task queue.
     const pending = (await findJob(h.knex, start.body.job_id))!;
     expect(pending.status).toBe('pending');
-    await h.launcher.launch(pending);
+    await h.gateway.launch(pending);
     await eventually(async () => (await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${start.body.job_id}`)).body.status === 'running',
       30000, 'the job started while Temporal was away to run');
     const done = await eventually(async () => {

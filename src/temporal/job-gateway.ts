@@ -1,11 +1,19 @@
-import { Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage, WorkflowUpdateHandle } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
-import type { ModelJobInput } from '../../workflows/definitions';
+import { completeJobUpdate, COMPLETION_CONFLICT, type CompletionReport, type CompletionResult, type ModelJobInput } from '../../workflows/definitions';
+import { canonicalJson } from '../canonical-json';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { ServiceMetrics } from '../observability/metrics';
+
+/**
+ * The one place the service talks to Temporal about jobs: the workflow id, the start options (id reuse and
+ * conflict policies, search attributes, memo), the bounded start, the completion update, readiness and UI links.
+ */
 
 export function workflowIdFor(jobId: string): string {
   return `job-${jobId}`;
@@ -53,9 +61,26 @@ export class WorkflowStartRefused extends Error {
   }
 }
 
+export type CompletionDelivery =
+  | { kind: 'answered'; result: CompletionResult }
+  /** The workflow refused the report: it contradicts the recorded one, or the job timed out. */
+  | { kind: 'conflict'; message: string }
+  /** The workflow has closed: the job record holds the answer. */
+  | { kind: 'closed' }
+  /** No answer within the wait. `recorded`: the workflow accepted the report (it is in its history) and is still finishing. */
+  | { kind: 'unanswered'; recorded: boolean; cause: unknown };
+
+/**
+ * The same report always carries the same update id, so a repeat after a 503 joins the first attempt
+ * (Temporal deduplicates updates by id) instead of queueing another.
+ */
+export function completionUpdateId(report: CompletionReport): string {
+  return `complete-${createHash('sha256').update(canonicalJson(report)).digest('hex').slice(0, 32)}`;
+}
+
 export type Readiness = { ok: true } | { ok: false; reason: string };
 
-export interface JobLauncher {
+export interface JobGateway {
   /**
    * Starts the job's workflow exactly once: a second start, while the first run is open or after it closed,
    * is a no-op ('existing'). Throws WorkflowStartRefused for errors no retry fixes; others are transient.
@@ -63,11 +88,16 @@ export interface JobLauncher {
   launch(job: JobView): Promise<'started' | 'existing'>;
   /** Whether a job could start now: Temporal answers and the namespace defines the job search attributes. */
   readiness(): Promise<Readiness>;
+  /**
+   * Delivers a completion report as the workflow's `completeJob` update, waiting at most `waitSeconds` in all:
+   * first for the workflow to accept it, then for its answer.
+   */
+  complete(jobId: string, report: CompletionReport, waitSeconds: number): Promise<CompletionDelivery>;
   /** Link to the job in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
   uiUrl(jobId: string): string | null;
 }
 
-export function createJobLauncher(options: {
+export function createJobGateway(options: {
   client: Client;
   taskQueue: string;
   namespace: string;
@@ -76,12 +106,15 @@ export function createJobLauncher(options: {
   /** How long a good readiness answer is reused; a bad one is checked again after `retryMs`. */
   readinessTtlMs?: number;
   readinessRetryMs?: number;
+  /** Longest a start waits for Temporal to take the workflow (default 5 s); the reconciler starts the row later. */
+  startWaitMs?: number;
   /** Counts the workflows this process starts, by job type and trigger. */
   metrics?: ServiceMetrics;
-}): JobLauncher {
+}): JobGateway {
   const { client, taskQueue, namespace, uiUrl, completionDeadlineSeconds } = options;
   const ttl = options.readinessTtlMs ?? 60_000;
   const retry = options.readinessRetryMs ?? 2_000;
+  const startWaitMs = options.startWaitMs ?? 5_000;
   let cached: { at: number; value: Readiness } | undefined;
   let inflight: Promise<Readiness> | undefined;
 
@@ -99,7 +132,8 @@ export function createJobLauncher(options: {
     async launch(job) {
       const input: ModelJobInput = { jobId: job.job_id, completionDeadlineSeconds };
       try {
-        await client.workflow.start('modelJobWorkflow', {
+        // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row later.
+        await client.withDeadline(Date.now() + startWaitMs, () => client.workflow.start('modelJobWorkflow', {
           workflowId: workflowIdFor(job.job_id),
           // One run per job, ever: a closed run is not started again, an open one is not joined or replaced.
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -113,7 +147,7 @@ export function createJobLauncher(options: {
           },
           staticSummary: summary(job),
           staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
-        });
+        }));
         // Counted where the start happens (API, reconciler or cascade), once: a repeat is 'existing'.
         options.metrics?.jobStarted(job.job_type, job.trigger);
         return 'started';
@@ -125,6 +159,22 @@ export function createJobLauncher(options: {
           throw new WorkflowStartRefused(`Temporal refused to start the job's workflow: ${(err as Error).message}`, { cause: err });
         }
         throw err;
+      }
+    },
+    async complete(jobId, report, waitSeconds) {
+      const deadline = Date.now() + waitSeconds * 1000;
+      const handle = client.workflow.getHandle(workflowIdFor(jobId));
+      let accepted: WorkflowUpdateHandle<CompletionResult> | undefined;
+      try {
+        accepted = await client.withDeadline(deadline, () =>
+          handle.startUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report), waitForStage: WorkflowUpdateStage.ACCEPTED }));
+        return { kind: 'answered', result: await client.withDeadline(deadline, () => accepted!.result()) };
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
+          return { kind: 'conflict', message: err.cause.message };
+        }
+        if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
+        return { kind: 'unanswered', recorded: accepted !== undefined, cause: err };
       }
     },
     async readiness() {
@@ -144,9 +194,9 @@ export function createJobLauncher(options: {
   };
 }
 
-/** The launcher as configured: task queue, namespace, UI link and completion deadline from the config. */
-export function jobLauncherFor(client: Client, config: Config, metrics?: ServiceMetrics): JobLauncher {
-  return createJobLauncher({
+/** The gateway as configured: task queue, namespace, UI link and completion deadline from the config. */
+export function jobGatewayFor(client: Client, config: Config, metrics?: ServiceMetrics): JobGateway {
+  return createJobGateway({
     metrics,
     client,
     taskQueue: config.temporal.taskQueue,

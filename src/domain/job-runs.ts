@@ -1,0 +1,95 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import * as jobs from '../db/jobs.repository';
+import * as models from '../db/models.repository';
+import * as subs from '../db/subscriptions.repository';
+import type { Handler } from '../shapes';
+import type { CompletionReport, CompletionResult, StartClaim } from '../../workflows/definitions';
+import type { JobGateway } from '../temporal/job-gateway';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { UserSchemaCompiler } from './json-schemas';
+import { recordOutcome, type RecordedOutcome } from './job-outcomes';
+import { fireSubscription, type FireInput } from './cascades';
+
+/** A job the workflow names but the database does not hold: nothing a retry can fix. */
+export class JobMissing extends Error {}
+
+/** What the dispatch step needs: the handler to call and everything it is told. */
+export interface DispatchOrder {
+  handler: Handler;
+  job: { job_id: string; job_type: jobs.JobType; model_id: string; model_version: string; input: Record<string, unknown>; trigger_output?: Record<string, unknown> };
+  /** The completion route of the job, relative to the API's base URL. */
+  completionPath: string;
+}
+
+/**
+ * The steps a job's workflow runs, as application functions: the activities (activities/index.ts) call these and
+ * add only what is theirs (the run id, the handler clients, failure classification).
+ */
+export function createJobRuns(deps: { knex: Knex; schemas: UserSchemaCompiler; gateway: JobGateway; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics }) {
+  const { knex } = deps;
+
+  async function loadJob(jobId: string): Promise<jobs.JobView> {
+    const job = await jobs.findJob(knex, jobId);
+    if (!job) throw new JobMissing(`job ${jobId} does not exist`);
+    return job;
+  }
+
+  return {
+    /**
+     * Claims the job for one workflow run. A run that does not own the job (another run of the same id claimed
+     * it) gets the job's recorded answer and must do nothing else.
+     */
+    async claim(jobId: string, runId: string): Promise<StartClaim> {
+      await loadJob(jobId);
+      if (await jobs.claimForRun(knex, jobId, runId)) return { owned: true };
+      const current = await loadJob(jobId);
+      deps.log.warn({ jobId, owner: current.workflow_run_id, runId }, 'job already claimed by another workflow run; this run does nothing');
+      return {
+        owned: false,
+        result: current.completion_result ?? {
+          job_id: jobId, model_id: current.model_id, model_version: current.model_version,
+          status: current.status === 'success' ? 'success' : 'failure', triggered_events: [],
+        },
+      };
+    },
+
+    async dispatchOrder(jobId: string): Promise<DispatchOrder> {
+      const job = await loadJob(jobId);
+      const model = await models.findModel(knex, job.model_id);
+      if (!model) throw new JobMissing(`model ${job.model_id} does not exist`);
+      const triggerOutput = job.metadata?.trigger_output as Record<string, unknown> | undefined;
+      return {
+        handler: model.handlers[job.job_type],
+        job: {
+          job_id: job.job_id, job_type: job.job_type, model_id: job.model_id, model_version: job.model_version, input: job.input ?? {},
+          ...(triggerOutput ? { trigger_output: triggerOutput } : {}),
+        },
+        completionPath: `/v2/models/${encodeURIComponent(job.model_id)}/versions/${encodeURIComponent(job.model_version)}/jobs/${job.job_id}/complete`,
+      };
+    },
+
+    recordOutcome(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
+      return recordOutcome(knex, deps.schemas, deps.log, jobId, report, deps.metrics);
+    },
+
+    async subscriptionsToFire(jobId: string, triggerEvent: string): Promise<string[]> {
+      const job = await loadJob(jobId);
+      return (await subs.triggeredSubscriptions(knex, job.model_id, triggerEvent)).map((s) => s.subscription_id);
+    },
+
+    /** Starts one subscription's cascade job; `gateway` may differ from the deps' (e.g. to start it in a linked trace). */
+    fireSubscription(input: FireInput, gateway: JobGateway = deps.gateway): Promise<{ job_id: string }> {
+      return fireSubscription({ knex, schemas: deps.schemas, gateway, maxCascadeDepth: deps.maxCascadeDepth }, input);
+    },
+
+    async storeResult(jobId: string, result: CompletionResult): Promise<void> {
+      await jobs.storeCompletionResult(knex, jobId, result);
+      // Counted here, where each entry's final outcome (after its retries) is known, once per job.
+      const failed = result.triggered_events.filter((e) => e.error).length;
+      deps.metrics?.cascadeFinished(result.triggered_events.length - failed, failed);
+    },
+  };
+}
+
+export type JobRuns = ReturnType<typeof createJobRuns>;

@@ -1,0 +1,107 @@
+import { iso } from '../db/types';
+import type { AssignmentRow, Scope } from '../db/assignments.repository';
+import type { ClientRow } from '../db/clients.repository';
+import type { DomainRow } from '../db/domains.repository';
+import type { JobView } from '../db/jobs.repository';
+import type { ModelRow, VersionRow } from '../db/models.repository';
+import type { ServiceRow } from '../db/services.repository';
+import type { SubscriptionRow } from '../db/subscriptions.repository';
+
+/**
+ * The API shapes of every resource, built from repository rows in this one place (spec part 2 field names;
+ * dates as ISO strings).
+ */
+
+export function toClient(row: ClientRow) {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+export function toDomain(row: DomainRow) {
+  return {
+    client_id: row.client_id,
+    domain_id: row.domain_id,
+    domain_uuid: row.domain_uuid,
+    status: row.status,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function toService(row: ServiceRow, domainId: string) {
+  return {
+    domain_id: domainId,
+    service_id: row.service_id,
+    status: row.status,
+    departure_datetime: iso(row.departure_datetime),
+    provided_features: row.provided_features,
+    resolved_features: row.resolved_features,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function toAssignment(row: AssignmentRow, scope: Pick<Scope, 'domainId' | 'serviceId'>) {
+  return {
+    assignment_id: row.assignment_id,
+    domain_id: scope.domainId,
+    ...(row.service_uuid ? { service_id: scope.serviceId } : {}),
+    assignment_key: row.assignment_key,
+    model_id: row.model_id,
+    model_version: row.model_version,
+    status: row.status,
+    role: row.role,
+    settings: row.settings,
+    metadata: row.metadata,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function toModel(row: ModelRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    handlers: row.handlers,
+    handler_contracts: row.handler_contracts,
+    metadata: row.metadata,
+    status: row.status,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function toVersion(row: VersionRow) {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+export function toSubscription(row: SubscriptionRow) {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+/** A job; `temporal` gives its workflow id and Web UI link (src/temporal/job-gateway.ts). */
+export function toJob(row: JobView, temporal: { workflowId(jobId: string): string; uiUrl(jobId: string): string | null }) {
+  return {
+    job_id: row.job_id,
+    model_id: row.model_id,
+    model_version: row.model_version,
+    assignment_id: row.assignment_id,
+    job_type: row.job_type,
+    status: row.status,
+    trigger: row.trigger,
+    client_id: row.client_id,
+    domain_id: row.domain_id,
+    service_id: row.service_id,
+    source_job_id: row.source_job_id,
+    subscription_id: row.subscription_id,
+    input: row.input,
+    output: row.output,
+    error: row.error,
+    metadata: row.metadata,
+    created_at: iso(row.created_at),
+    started_at: iso(row.started_at),
+    completed_at: iso(row.completed_at),
+    temporal_workflow_id: temporal.workflowId(row.job_id),
+    temporal_url: temporal.uiUrl(row.job_id),
+  };
+}
