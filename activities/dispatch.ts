@@ -1,5 +1,5 @@
 import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
-import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
+import { ECSClient, RunTaskCommand, type LaunchType } from '@aws-sdk/client-ecs';
 import { ApplicationFailure } from '@temporalio/activity';
 import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
 import { classifyFailure } from '../src/failure-classes';
@@ -31,8 +31,9 @@ export interface DispatchClients {
 }
 
 /** Names the AWS call in the failure; whether it is retried is decided by the one classifier. */
-function awsFailure(err: any, what: string): Error {
-  const message = `${what} failed: ${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
+function awsFailure(err: unknown, what: string): Error {
+  const { name, message: detail } = err instanceof Error ? err : { name: 'Error', message: String(err) };
+  const message = `${what} failed: ${name}: ${detail}`;
   const failure = classifyFailure(err, 'AWS');
   if (failure.kind === 'permanent') return ApplicationFailure.create({ message, type: DEPENDENCY_REJECTED, nonRetryable: true });
   if (failure.kind === 'outage') return ApplicationFailure.create({ message, type: DEPENDENCY_UNAVAILABLE });
@@ -78,7 +79,7 @@ async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'con
       startedBy: `job-${payload.job_id}`.slice(0, 36),
       // ECS runs one task per client token, so a dispatch retried after a lost answer starts no second task.
       clientToken: payload.job_id,
-      ...(launch.launch_type ? { launchType: launch.launch_type as any } : {}),
+      ...(launch.launch_type ? { launchType: launch.launch_type as LaunchType } : {}),
       ...(launch.subnets?.length
         ? { networkConfiguration: { awsvpcConfiguration: { subnets: launch.subnets, securityGroups: launch.security_groups, assignPublicIp: launch.assign_public_ip ? 'ENABLED' : 'DISABLED' } } }
         : {}),
@@ -132,6 +133,6 @@ export async function dispatch(clients: DispatchClients, handler: Handler, paylo
     case 'in_process':
       return runInProcess(clients.inProcess, handler, payload);
     default:
-      throw ApplicationFailure.create({ message: `unknown handler type ${(handler as any).type}`, nonRetryable: true });
+      throw ApplicationFailure.create({ message: `unknown handler type ${(handler as { type: string }).type}`, nonRetryable: true });
   }
 }

@@ -52,7 +52,7 @@ export function createActivities(deps: ActivityDeps) {
 
   return classifiedActivities({
     async ping(name: string): Promise<string> {
-      const { rows } = await deps.knex.raw('select 1 as ok');
+      const { rows } = await deps.knex.raw<{ rows: { ok: number }[] }>('select 1 as ok');
       return `pong ${name} (db ${rows[0].ok === 1 ? 'ok' : 'unexpected'})`;
     },
 

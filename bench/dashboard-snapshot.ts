@@ -46,11 +46,11 @@ function spawnEntry(entry: string, env: Record<string, string>, ready: string): 
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       if (output.includes(ready)) resolve(child);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}:\n${output}`)));
   });
 }

@@ -32,7 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
 }
@@ -42,7 +42,7 @@ function processOf(script: string, env: Record<string, string>, name: string): C
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[${name}] ${c}`));
+  child.stderr.on('data', (c: Buffer) => process.stderr.write(`[${name}] ${c.toString()}`));
   return child;
 }
 

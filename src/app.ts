@@ -1,9 +1,9 @@
 import Koa from 'koa';
+import './http/koa-state';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
 import type { JobGateway } from './temporal/job-gateway';
@@ -25,6 +25,7 @@ import { createJobsService } from './domain/jobs';
 import { createJobStarts } from './domain/job-starts';
 import { createSubscriptionsService } from './domain/subscriptions';
 import { registerHealthRoutes } from './routes/health.routes';
+import { createHealthService } from './domain/health';
 import { registerClientRoutes } from './routes/clients.routes';
 import { registerDomainRoutes } from './routes/domains.routes';
 import { registerAssignmentRoutes } from './routes/assignments.routes';
@@ -43,7 +44,6 @@ import { traceRequests } from './http/trace-middleware';
 export interface AppDeps {
   config: Config;
   knex: Knex;
-  temporal: Client;
   gateway: JobGateway;
   verify: TokenVerifier;
   log: Logger;
@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   const router = new Router();
   const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth });
   registerDocsRoutes(router, buildOpenApiDocument());
-  registerHealthRoutes(route, { knex, temporal: deps.temporal, gateway: deps.gateway, serving });
+  registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway }), serving);
   registerMetricsRoutes(route, metrics);
   registerClientRoutes(route, createClientsService(knex));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);

@@ -109,16 +109,16 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('MACHINE_CLIENTS must be a JSON object');
   const clients: Record<string, MachineClientConfig> = {};
-  for (const [id, entry] of Object.entries(parsed as Record<string, any>)) {
+  for (const [id, entry] of Object.entries(parsed as Record<string, { access?: unknown; tenants?: unknown } | null>)) {
     const access = entry?.access;
     if (access !== 'platform' && access !== 'tenant') {
       throw new ConfigError(`MACHINE_CLIENTS["${id}"].access must be "platform" or "tenant"`);
     }
-    const tenants = entry.tenants ?? [];
+    const tenants: unknown = entry?.tenants ?? [];
     if (!Array.isArray(tenants) || tenants.some((t: unknown) => typeof t !== 'string')) {
       throw new ConfigError(`MACHINE_CLIENTS["${id}"].tenants must be an array of strings`);
     }
-    clients[id] = { access, tenants };
+    clients[id] = { access, tenants: tenants as string[] };
   }
   return clients;
 }

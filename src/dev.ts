@@ -18,7 +18,7 @@ async function run() {
     if (stopping) return;
     stopping = true;
     console.log('\n  Stopping everything npm start started...');
-    runner.stop().then(() => tracing?.shutdown()).finally(() => process.exit(0));
+    void runner.stop().then(() => tracing?.shutdown()).finally(() => process.exit(0));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -47,20 +47,35 @@ const AWS_THROTTLING = /Throttl|TooManyRequests|RequestLimitExceeded|SlowDown|Pr
 /** Lambda and ECS errors that clear by themselves: a function being updated, capacity, a service hiccup. */
 const AWS_PASSING = /ResourceConflict|ResourceNotReady|ServiceException|ServerException|ServiceUnavailable|InternalFailure|EC2Unexpected|ENILimitReached|SubnetIPAddressLimitReached|TimeoutError|RequestTimeout/i;
 
-function sqlState(err: any): string | undefined {
-  return typeof err?.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code) ? err.code : undefined;
+/** The fields pg, knex, Node's sockets and the AWS SDK put on their errors; every one may be missing. */
+interface ErrorFields {
+  code?: unknown;
+  name?: unknown;
+  Code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  $fault?: unknown;
+  $retryable?: unknown;
 }
 
-function isAwsError(err: any): boolean {
-  return Boolean(err?.$metadata) || err?.$fault === 'client' || err?.$fault === 'server';
+const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+const causeCode = (err: ErrorFields): unknown => (err.cause && typeof err.cause === 'object' ? (err.cause as ErrorFields).code : undefined);
+
+function sqlState(err: ErrorFields): string | undefined {
+  return typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code) ? err.code : undefined;
 }
 
-function classifyAws(err: any): FailureClass {
-  const name = String(err?.name ?? err?.Code ?? '');
-  const reason = `${name}: ${err?.message ?? ''}`.trim();
-  const status = err?.$metadata?.httpStatusCode as number | undefined;
+function isAwsError(err: ErrorFields): boolean {
+  return Boolean(err.$metadata) || err.$fault === 'client' || err.$fault === 'server';
+}
+
+function classifyAws(err: ErrorFields): FailureClass {
+  const name = text(err.name ?? err.Code);
+  const reason = `${name}: ${text(err.message)}`.trim();
+  const status = err.$metadata?.httpStatusCode;
   if (AWS_THROTTLING.test(name) || status === 429) return { kind: 'outage', dependency: 'AWS', reason };
-  if (err?.$fault === 'server' || err?.$retryable || (status !== undefined && status >= 500) || AWS_PASSING.test(name)) {
+  if (err.$fault === 'server' || Boolean(err.$retryable) || (status !== undefined && status >= 500) || AWS_PASSING.test(name)) {
     return { kind: 'outage', dependency: 'AWS', reason };
   }
   if (status !== undefined) return { kind: 'permanent', dependency: 'AWS', reason };
@@ -68,15 +83,15 @@ function classifyAws(err: any): FailureClass {
   return isNetworkError(err) ? { kind: 'outage', dependency: 'AWS', reason } : { kind: 'unknown' };
 }
 
-function isNetworkError(err: any): boolean {
-  return NETWORK_CODES.has(err?.code) || NETWORK_CODES.has(err?.cause?.code) || /socket hang up|TimeoutError/i.test(`${err?.name} ${err?.message}`);
+function isNetworkError(err: ErrorFields): boolean {
+  return NETWORK_CODES.has(text(err.code)) || NETWORK_CODES.has(text(causeCode(err))) || /socket hang up|TimeoutError/i.test(`${text(err.name)} ${text(err.message)}`);
 }
 
 /** gRPC codes of a Temporal frontend that is down, restarting, overloaded or slow to answer. */
 const GRPC_OUTAGE_CODES = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 10 /* ABORTED */, 13 /* INTERNAL */, 14 /* UNAVAILABLE */]);
 
-function classifyTemporal(err: any): FailureClass | undefined {
-  const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError(err?.cause) ? err.cause : undefined;
+function classifyTemporal(err: ErrorFields): FailureClass | undefined {
+  const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError(err.cause) ? err.cause : undefined;
   if (grpc) {
     return GRPC_OUTAGE_CODES.has(grpc.code) ? { kind: 'outage', dependency: 'Temporal', reason: grpc.details || grpc.message } : undefined;
   }
@@ -90,21 +105,21 @@ function classifyTemporal(err: any): FailureClass | undefined {
  * caller was talking to, for bare socket errors that do not say where they come from (Postgres by default).
  */
 export function classifyFailure(err: unknown, via?: Dependency): FailureClass {
-  const e = err as any;
-  if (!e || typeof e !== 'object') return { kind: 'unknown' };
+  if (!err || typeof err !== 'object') return { kind: 'unknown' };
+  const e = err as ErrorFields;
   if (isAwsError(e) || via === 'AWS') return classifyAws(e);
   const temporal = classifyTemporal(e);
   if (temporal) return temporal;
 
   const state = sqlState(e);
-  if (state && PG_CONTENTION_STATES.has(state)) return { kind: 'contention', dependency: 'Postgres', reason: `${state} ${e.message}` };
-  if (state && (PG_OUTAGE_STATES.has(state) || state.startsWith('08'))) return { kind: 'outage', dependency: 'Postgres', reason: `${state} ${e.message}` };
-  if (e.name === 'KnexTimeoutError' || PG_CONNECTION_MESSAGES.some((re) => re.test(String(e.message)))) {
-    return { kind: 'outage', dependency: 'Postgres', reason: String(e.message) };
+  if (state && PG_CONTENTION_STATES.has(state)) return { kind: 'contention', dependency: 'Postgres', reason: `${state} ${text(e.message)}` };
+  if (state && (PG_OUTAGE_STATES.has(state) || state.startsWith('08'))) return { kind: 'outage', dependency: 'Postgres', reason: `${state} ${text(e.message)}` };
+  if (e.name === 'KnexTimeoutError' || PG_CONNECTION_MESSAGES.some((re) => re.test(text(e.message)))) {
+    return { kind: 'outage', dependency: 'Postgres', reason: text(e.message) };
   }
   // A bare socket error: pg and knex pass connect failures through unwrapped.
   if (isNetworkError(e)) {
-    return { kind: 'outage', dependency: via ?? 'Postgres', reason: String(e.message) };
+    return { kind: 'outage', dependency: via ?? 'Postgres', reason: text(e.message) };
   }
   return { kind: 'unknown' };
 }

@@ -52,7 +52,9 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
     },
     {
       validator: (incoming) => {
-        if (!incoming || (incoming.status !== 'success' && incoming.status !== 'failure')) {
+        // Checked at run time: an update's argument arrives from outside, whatever its declared type.
+        const status = (incoming as { status?: unknown } | null)?.status;
+        if (status !== 'success' && status !== 'failure') {
           throw new Error('status must be success or failure');
         }
       },

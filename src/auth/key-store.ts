@@ -52,7 +52,7 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
       lastAttemptAt = now();
       try {
         const set = await fetchKeySet();
-        local = createLocalJWKSet(set) as unknown as JWTVerifyGetKey;
+        local = createLocalJWKSet(set);
         fetchedAt = now();
         lastError = undefined;
       } catch (err) {

@@ -41,7 +41,7 @@ export async function findById(db: Db, assignmentId: string): Promise<Assignment
 export async function archiveActive(db: Db, scope: Scope, key: string): Promise<number> {
   return inScope(db, scope)
     .where({ assignment_key: key, status: 'active' })
-    .update({ status: 'archived', updated_at: db.fn.now() } as any);
+    .update({ status: 'archived', updated_at: db.fn.now() });
 }
 
 export type NewRevision = Pick<AssignmentRow, 'assignment_key' | 'model_id' | 'model_version' | 'status' | 'role' | 'settings' | 'metadata'>;
@@ -55,7 +55,7 @@ export async function insertRevision(db: Db, scope: Scope, r: NewRevision): Prom
       ...r,
       settings: JSON.stringify(r.settings),
       metadata: JSON.stringify(r.metadata),
-    } as any)
+    })
     .returning('*');
   return row;
 }

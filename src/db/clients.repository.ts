@@ -28,7 +28,7 @@ export async function upsertClient(db: Db, clientId: string, name: string | unde
 }
 
 export async function setClientStatus(db: Db, clientId: string, status: string): Promise<ClientRow | undefined> {
-  const [row] = await db('clients').where({ client_id: clientId }).update({ status, updated_at: db.fn.now() } as any).returning('*');
+  const [row] = await db('clients').where({ client_id: clientId }).update({ status, updated_at: db.fn.now() }).returning('*');
   return row;
 }
 

@@ -32,12 +32,12 @@ export async function insertDomain(db: Db, clientId: string, domainId: string): 
 }
 
 export async function setDomainStatus(db: Db, domainUuid: string, status: string): Promise<DomainRow> {
-  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ status, updated_at: db.fn.now() } as any).returning('*');
+  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ status, updated_at: db.fn.now() }).returning('*');
   return row;
 }
 
 export async function touchDomain(db: Db, domainUuid: string): Promise<DomainRow> {
-  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ updated_at: db.fn.now() } as any).returning('*');
+  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ updated_at: db.fn.now() }).returning('*');
   return row;
 }
 

@@ -102,7 +102,7 @@ export async function newestVersion(db: Db, modelId: string, status?: VersionSta
 export async function setVersionStatus(db: Db, modelId: string, version: string, status: VersionStatus): Promise<VersionRow> {
   const [row] = await db('model_versions')
     .where({ model_id: modelId, version })
-    .update({ status, updated_at: db.fn.now() } as any)
+    .update({ status, updated_at: db.fn.now() })
     .returning('*');
   return row;
 }

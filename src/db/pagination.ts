@@ -1,33 +1,9 @@
 import type { Knex } from 'knex';
 import { InvalidInputError } from '../errors';
 
-export interface PageRequest {
-  limit: number;
-  cursor?: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
-
-/** Parses `limit` and `cursor` query parameters; 400 on anything else than a whole number in range. */
-export function pageRequest(query: Record<string, unknown>): PageRequest {
-  const rawLimit = query.limit;
-  let limit = DEFAULT_PAGE_SIZE;
-  if (rawLimit !== undefined) {
-    limit = Number(rawLimit);
-    if (typeof rawLimit !== 'string' || !/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      throw new InvalidInputError(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-    }
-  }
-  const cursor = query.cursor;
-  if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidInputError('cursor must be a string');
-  return { limit, cursor: cursor || undefined };
-}
+export { pageRequest, mapPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging';
+export type { PageRequest, Page } from '../paging';
+import type { PageRequest, Page } from '../paging';
 
 /** A cursor is what next_cursor gave out: base64url of [created_at as toISOString(), id]. */
 const MAX_CURSOR_LENGTH = 600;
@@ -74,16 +50,14 @@ export async function paginate<Row extends { created_at: Date }>(
   }
   const rows: Row[] = await query.orderBy([{ column: created, order: 'desc' }, { column: key, order: 'desc' }]).limit(page.limit + 1);
   const items = rows.slice(0, page.limit);
-  const last = items[items.length - 1] as any;
+  // Every paginated table has created_at; the tiebreak column is the key named by the caller.
+  const last = items[items.length - 1] as Row & { created_at: Date } & Record<string, unknown>;
   const next_cursor = rows.length > page.limit
-    ? Buffer.from(JSON.stringify([last.created_at.toISOString(), String(last[tiebreak])])).toString('base64url')
+    ? Buffer.from(JSON.stringify([last.created_at.toISOString(), String(last[tiebreak] as string)])).toString('base64url')
     : null;
   return { items, next_cursor };
 }
 
-export function mapPage<A, B>(page: Page<A>, fn: (a: A) => B): Page<B> {
-  return { items: page.items.map(fn), next_cursor: page.next_cursor };
-}
 
 /**
  * Keyset pagination in ascending order of one unique text column, for lists whose natural order is a key

@@ -65,7 +65,7 @@ export async function upsertService(db: Db, domainUuid: string, serviceId: strin
 export async function updateService(db: Db, serviceUuid: string, w: Partial<ServiceWrite>): Promise<ServiceRow> {
   const [row] = await db('services')
     .where({ service_uuid: serviceUuid })
-    .update({ ...jsonColumns(w), updated_at: db.fn.now() } as any)
+    .update({ ...jsonColumns(w), updated_at: db.fn.now() })
     .returning('*');
   return row;
 }

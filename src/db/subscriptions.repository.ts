@@ -22,7 +22,7 @@ export type NewSubscription = Omit<SubscriptionRow, 'subscription_id' | 'status'
 
 export async function insertSubscription(db: Db, s: NewSubscription): Promise<SubscriptionRow> {
   const [row] = await db('event_subscriptions')
-    .insert({ ...s, subscription_id: randomUUID(), input: s.input === null ? null : (JSON.stringify(s.input) as any) })
+    .insert({ ...s, subscription_id: randomUUID(), input: s.input === null ? null : JSON.stringify(s.input) })
     .returning('*');
   return row;
 }
@@ -34,7 +34,7 @@ export async function findSubscription(db: Db, subscriptionId: string): Promise<
 export async function setSubscriptionStatus(db: Db, subscriptionId: string, status: SubscriptionStatus): Promise<SubscriptionRow> {
   const [row] = await db('event_subscriptions')
     .where({ subscription_id: subscriptionId })
-    .update({ status, updated_at: db.fn.now() } as any)
+    .update({ status, updated_at: db.fn.now() })
     .returning('*');
   return row;
 }

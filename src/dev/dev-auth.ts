@@ -16,7 +16,8 @@ export async function loadDevKey(dataDir: string): Promise<{ privateKey: KeyLike
     writeFileSync(file, JSON.stringify(jwk), { mode: 0o600 });
   }
   const jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
-  const { d, p, q, dp, dq, qi, ...publicJwk } = jwk;
+  // The public half: every private RSA member left out.
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
   return { privateKey: (await importJWK(jwk, 'RS256')) as KeyLike, publicJwk: { ...publicJwk, use: 'sig' } };
 }
 

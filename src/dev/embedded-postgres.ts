@@ -13,7 +13,7 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(root: string, args: string[]): Promise<EmbeddedPostgres> {
   const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       const match = /DATABASE_URL=(\S+)/.exec(chunk.toString());
       if (match) resolve(match[1]);
     });

@@ -123,7 +123,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(async () => reconciler.stop());
 
     const verify = verifierFromConfig(config.auth, log);
-    const { app } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+    const { app } = createApp({ config, knex, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));

@@ -12,18 +12,12 @@ import { mapPage, PageRequest } from '../db/pagination';
 import { AssignmentBlockedError, BlockingService, NotFoundError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { toAssignment, toDomain } from './views';
+import type { Schemas } from '../openapi/types';
 
 export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
-export interface AssignmentBody {
-  model_id: string;
-  model_version: string;
-  status?: 'active' | 'archived';
-  role?: string | null;
-  settings?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  service_updates?: { service_id: string; static_features: Record<string, unknown> }[];
-}
+/** An assignment upsert as the API takes it (the keyed routes; the collection routes add `assignment_key`). */
+export type AssignmentBody = Schemas['AssignmentBody'];
 
 /** The domain's active default assignment, or undefined when "no model is assigned". */
 export async function activeDefault(db: Db, domainUuid: string, domainId: string) {

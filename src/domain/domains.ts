@@ -8,12 +8,13 @@ import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError } from '../errors';
 import { toDomain } from './views';
+import type { Schemas } from '../openapi/types';
 
 export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) {
   const { knex, rules } = deps;
   return {
     /** A duplicate domain_id in the client is a 409: the request is well-formed, the name is taken. */
-    async create(clientId: string, body: { domain_id?: string; features?: FeatureDefinition[] }) {
+    async create(clientId: string, body: Schemas['CreateDomainRequest']) {
       await requireClient(knex, clientId);
       const features = body.features ?? [];
       rules.assertValidDefinitions(features);

@@ -6,11 +6,9 @@ import { requireClient, assertClientActive, requireDomain, requireService, requi
 import { TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
+import type { Schemas } from '../openapi/types';
 
-interface StartBody {
-  input?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-}
+type StartBody = Schemas['JobStartRequest'];
 
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
 export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {

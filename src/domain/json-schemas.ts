@@ -31,7 +31,7 @@ export class UserSchemaCompiler {
   check(schema: unknown): string | undefined {
     if (typeof schema === 'boolean') return undefined;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'must be a JSON Schema object';
-    if (!this.ajv.validateSchema(schema as object)) return `is not a valid JSON Schema 2020-12 document: ${describeErrors(this.ajv.errors)}`;
+    if (!this.ajv.validateSchema(schema)) return `is not a valid JSON Schema 2020-12 document: ${describeErrors(this.ajv.errors)}`;
     try {
       this.compile(schema);
     } catch (err) {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import * as repo from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import { requireModel, requireVersion } from './lookups';
-import type { FeatureDefinition, FeatureRules } from './features';
+import type { FeatureRules } from './features';
 import type { UserSchemaCompiler } from './json-schemas';
 import { canonicalJson } from './json-schemas';
 import { canMoveVersion, VERSION_TRANSITIONS } from './version-status';
@@ -12,23 +12,12 @@ import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError, UnprocessableError } from '../errors';
 import { toModel, toVersion } from './views';
+import type { Schemas } from '../openapi/types';
 
 type Handlers = repo.ModelRow['handlers'];
 
-export interface CreateModelBody {
-  id?: string;
-  name: string;
-  description: string;
-  metadata: Record<string, unknown>;
-  handlers: Handlers;
-  handler_contracts?: repo.HandlerContracts | null;
-  version?: string;
-  version_description?: string;
-  version_metadata?: Record<string, unknown>;
-  features?: FeatureDefinition[];
-}
-
-export type UpdateModelBody = Partial<Pick<CreateModelBody, 'name' | 'description' | 'metadata' | 'handlers' | 'handler_contracts'>>;
+export type CreateModelBody = Schemas['CreateModelRequest'];
+export type UpdateModelBody = Schemas['UpdateModelRequest'];
 
 /** Whether an update makes subscriptions stale: contract changes when contracts are set, else handler changes. */
 export function staleningChange(before: repo.ModelRow, changes: UpdateModelBody): boolean {
@@ -113,7 +102,7 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       return { ...(await envelope(knex, modelId)), stale_subscriptions: stale };
     },
 
-    async createVersion(modelId: string, body: { version: string; description?: string; metadata?: Record<string, unknown>; features: FeatureDefinition[] }) {
+    async createVersion(modelId: string, body: Schemas['CreateVersionRequest']) {
       rules.assertValidDefinitions(body.features);
       await requireModel(knex, modelId);
       try {

@@ -14,6 +14,7 @@ import { ConflictError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
 import { toService } from './views';
+import type { Schemas } from '../openapi/types';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -91,7 +92,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
      * static_features replaces provided_features; features are re-resolved with the current freeze and
      * inference re-runs only when resolved_features change. A departure-only change runs nothing.
      */
-    async update(clientId: string, domainId: string, serviceId: string, body: { departure_datetime?: string; static_features?: FeatureValues }) {
+    async update(clientId: string, domainId: string, serviceId: string, body: Schemas['UpdateServiceRequest']) {
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
       const { service, staged } = await inTransaction(knex, async (trx) => {

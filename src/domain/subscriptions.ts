@@ -6,15 +6,9 @@ import type { UserSchemaCompiler } from './json-schemas';
 import { mapPage, type PageRequest } from '../db/pagination';
 import { NotFoundError, UnprocessableError } from '../errors';
 import { toSubscription } from './views';
+import type { Schemas } from '../openapi/types';
 
-export interface CreateSubscriptionBody {
-  trigger_event: repo.SubscriptionRow['trigger_event'];
-  target_model_id: string;
-  target_action: 'inference';
-  input_source: 'stored' | 'trigger_output';
-  input?: Record<string, unknown>;
-  label?: string;
-}
+export type CreateSubscriptionBody = Schemas['CreateSubscriptionRequest'];
 
 export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSchemaCompiler }) {
   const { knex, schemas } = deps;

@@ -31,7 +31,7 @@ export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: Au
 
     let problem: string | undefined;
     if (principal.kind === 'machine' && !principal.access) problem = `machine client ${principal.clientId} is not configured for any tenant`;
-    else if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, ctx.params.client_id);
+    else if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, (ctx.params as Record<string, string>).client_id);
     else if (op.tenancy === 'global') problem = globalAccessProblem(principal);
     if (problem) throw new ForbiddenError(`tenant access denied: ${problem}`);
     return next();

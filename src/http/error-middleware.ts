@@ -16,9 +16,10 @@ const STATUS: Record<ErrorCode, number> = {
 };
 
 /** Status of errors raised by koa and its body parser for client mistakes (malformed JSON, oversized body). */
-function clientStatus(err: any): number | undefined {
-  const status = err?.status ?? err?.statusCode;
-  return err?.expose && typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+function clientStatus(err: unknown): number | undefined {
+  const e = (err ?? {}) as { status?: unknown; statusCode?: unknown; expose?: unknown };
+  const status = e.status ?? e.statusCode;
+  return e.expose && typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
 /** A dependency that is down is a 503 naming it, never a 500: callers retry, operators see which one. */
@@ -62,7 +63,8 @@ export function errorMiddleware() {
       }
       ctx.status = 500;
       ctx.body = { success: false, message: 'internal server error' };
-      (ctx.state.log ?? console).error({ err }, 'unhandled error');
+      if (ctx.state.log) ctx.state.log.error({ err }, 'unhandled error');
+      else console.error('unhandled error', err);
     }
   };
 }

@@ -7,9 +7,10 @@ import type { RequestValidator } from './request-validator';
 import type { TokenVerifier } from '../auth/verifier';
 import type { AuthConfig } from '../config';
 import { authorize } from './auth-middleware';
-import { pageRequest } from '../db/pagination';
+import { pageRequest } from '../paging';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
 import type { JobRequestContext } from '../domain/jobs';
+import type { OperationId, PathParams, QueryParams, RequestBody } from '../openapi/types';
 
 export interface RoutingDeps {
   validator: RequestValidator;
@@ -17,12 +18,12 @@ export interface RoutingDeps {
   auth: AuthConfig;
 }
 
-export interface RouteContext {
+export interface RouteContext<O extends OperationId = OperationId> {
   ctx: Context;
-  params: Record<string, string>;
+  params: PathParams<O>;
   /** The body, validated against the operation's request schema. */
-  body: any;
-  query: Record<string, string | undefined>;
+  body: RequestBody<O>;
+  query: QueryParams<O>;
 }
 
 /**
@@ -30,15 +31,16 @@ export interface RouteContext {
  * the table, so a handler only calls its service. Handlers return the body; `status` defaults to the table's.
  */
 export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
-  return (opId: string, handler: (r: RouteContext) => Promise<unknown>) => {
+  return <O extends OperationId>(opId: O, handler: (r: RouteContext<O>) => Promise<unknown>) => {
     const op = operation(opId);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     router[method](op.id, koaPath(op.path), authorize(op, deps), async (ctx: Context) => {
-      deps.validator.params(ctx.params);
+      deps.validator.params(ctx.params as Record<string, string>);
       const body = op.body ? deps.validator.body(op.body, ctx.request.body) : undefined;
       const query = queryOf(ctx, op);
       ctx.status = op.status;
-      const result = await handler({ ctx, params: ctx.params, body, query });
+      // The validator has checked what these casts claim: params against their patterns, the body against its schema.
+      const result = await handler({ ctx, params: ctx.params as PathParams<O>, body: body as RequestBody<O>, query: query as QueryParams<O> });
       if (ctx.body === undefined) ctx.body = result;
     });
   };
@@ -57,11 +59,11 @@ function queryOf(ctx: Context, op: Operation): Record<string, string | undefined
   return out;
 }
 
-export function page(r: RouteContext) {
+export function page(r: { query: { limit?: string; cursor?: string } }) {
   return pageRequest(r.query);
 }
 
-export function jobContext(r: RouteContext, opId: string): JobRequestContext {
+export function jobContext(r: RouteContext, opId: OperationId): JobRequestContext {
   const key = r.ctx.get('Idempotency-Key') || undefined;
   if (key && (key.length > 200 || !/^[\x21-\x7e]+$/.test(key))) throw new InvalidInputError('Idempotency-Key must be 1-200 visible ASCII characters');
   const fingerprint = key ? createHash('sha256').update(canonicalJson({ params: r.params, body: r.body ?? null })).digest('hex') : undefined;

@@ -7,21 +7,25 @@ function fieldName(instancePath: string, child?: string): string {
   return parts.length ? parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') : 'body';
 }
 
-function valueAt(data: unknown, instancePath: string): any {
-  return instancePath.split('/').slice(1).reduce((o: any, k) => (o == null ? undefined : o[k.replace(/~1/g, '/').replace(/~0/g, '~')]), data);
+function valueAt(data: unknown, instancePath: string): unknown {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), data);
 }
 
 /** A handler object names its kind, so its rules can be phrased for that kind ("in_process handler requires name"). */
 function handlerKind(e: ErrorObject, data: unknown): string | undefined {
   if (!/Handler\//.test(e.schemaPath)) return undefined;
-  const type = valueAt(data, e.instancePath)?.type;
+  const type = (valueAt(data, e.instancePath) as { type?: unknown } | undefined)?.type;
   return typeof type === 'string' ? type : undefined;
 }
 
 function phrase(e: ErrorObject, data: unknown): string | undefined {
   const field = fieldName(e.instancePath);
   const kind = handlerKind(e, data);
-  const p = e.params as Record<string, any>;
+  // ajv's params differ by keyword; each case reads the one its keyword defines.
+  const p = e.params as Record<string, string> & { allowedValues?: unknown[]; allowedValue?: unknown };
   switch (e.keyword) {
     case 'required':
       return kind ? `${field}: ${kind} handler requires ${p.missingProperty}` : `${fieldName(e.instancePath, p.missingProperty)} is required`;
@@ -32,7 +36,7 @@ function phrase(e: ErrorObject, data: unknown): string | undefined {
     case 'discriminator':
       return `${fieldName(e.instancePath, p.tag)} must be one of lambda, container_task, in_process (the handler kind)`;
     case 'enum':
-      return `${field} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${field} must be one of ${(p.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
       return `${field} must be ${JSON.stringify(p.allowedValue)}`;
     case 'type':

@@ -61,8 +61,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   }
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => options.onOutput?.(l));
-  child.stdout!.on('data', forward);
-  child.stderr!.on('data', forward);
+  child.stdout.on('data', forward);
+  child.stderr.on('data', forward);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);

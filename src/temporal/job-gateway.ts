@@ -88,6 +88,8 @@ export interface JobGateway {
   launch(job: JobView): Promise<'started' | 'existing'>;
   /** Whether a job could start now: Temporal answers and the namespace defines the job search attributes. */
   readiness(): Promise<Readiness>;
+  /** A round trip to the frontend, bounded by a gRPC deadline of 3 s (the client's own retries end with it). */
+  ping(): Promise<void>;
   /**
    * Delivers a completion report as the workflow's `completeJob` update, waiting at most `waitSeconds` in all:
    * first for the workflow to accept it, then for its answer.
@@ -176,6 +178,9 @@ export function createJobGateway(options: {
         if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
         return { kind: 'unanswered', recorded: accepted !== undefined, cause: err };
       }
+    },
+    async ping() {
+      await client.withDeadline(Date.now() + 3000, () => client.workflowService.getSystemInfo({}));
     },
     async readiness() {
       const now = Date.now();

@@ -23,9 +23,9 @@ export function startReconciler(deps: { knex: Knex; gateway: JobGateway; log: Lo
   };
   const tick = async () => {
     await pass();
-    if (running) timer = setTimeout(tick, everyMs);
+    if (running) timer = setTimeout(() => void tick(), everyMs);
   };
-  timer = setTimeout(tick, 1000);
+  timer = setTimeout(() => void tick(), 1000);
   return {
     /** One pass now (tests). */
     runOnce: pass,

@@ -45,7 +45,7 @@ function binary(name: string): string {
 async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: pg.toString(), pool: { min: 0, max: 1 } });
   try {
-    const { rows } = await admin.raw('select 1 from pg_database where datname = ?', [database]);
+    const { rows } = await admin.raw<{ rows: unknown[] }>('select 1 from pg_database where datname = ?', [database]);
     if (rows.length === 0) await admin.raw(`create database "${database.replace(/"/g, '""')}"`);
   } finally {
     await admin.destroy();
@@ -55,7 +55,8 @@ async function prepareDatabase(pg: URL, database: string, schemaName: string): P
   const db = knexFactory({ client: 'pg', connection: target.toString(), pool: { min: 0, max: 1 } });
   let versioned: boolean;
   try {
-    versioned = (await db.raw(`select to_regclass('public.schema_version') is not null as present`)).rows[0].present;
+    const { rows } = await db.raw<{ rows: { present: boolean }[] }>(`select to_regclass('public.schema_version') is not null as present`);
+    versioned = rows[0].present;
   } finally {
     await db.destroy();
   }
@@ -122,8 +123,8 @@ dcRedirectionPolicy:
 function spawnLogged(file: string, args: string[], onOutput?: (line: string) => void): { child: ChildProcess; exited: Promise<void> } {
   const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => onOutput?.(l));
-  child.stdout!.on('data', forward);
-  child.stderr!.on('data', forward);
+  child.stdout.on('data', forward);
+  child.stderr.on('data', forward);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return { child, exited };
 }

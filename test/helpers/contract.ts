@@ -107,7 +107,7 @@ export function contractMiddleware(checker: ContractChecker, report: (problems: 
     await next();
     const isJson = /json/.test(ctx.response.type) && ctx.body !== undefined && ctx.body !== null;
     const body = isJson ? JSON.parse(JSON.stringify(ctx.body)) : typeof ctx.body === 'string' ? ctx.body : undefined;
-    const problems = checker.check({ method: ctx.method, path: ctx.originalUrl, status: ctx.status, body, headers: ctx.response.headers as ObservedResponse['headers'] });
+    const problems = checker.check({ method: ctx.method, path: ctx.originalUrl, status: ctx.status, body, headers: ctx.response.headers });
     if (problems.length) report(problems, ctx.state.requestId);
   };
 }

@@ -56,7 +56,7 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
-    if (value) return value as T;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }

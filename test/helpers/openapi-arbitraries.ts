@@ -126,7 +126,7 @@ export function requestsFrom(document: any, fixtures: Record<string, string>): A
             method: method.toUpperCase(),
             path: qs ? `${concrete}?${qs}` : concrete,
             body,
-            headers: idempotencyKey && /^[\x20-\x7e]*$/.test(idempotencyKey) ? { 'Idempotency-Key': idempotencyKey } : ({} as Record<string, string>),
+            headers: idempotencyKey && /^[\x20-\x7e]*$/.test(idempotencyKey) ? { 'Idempotency-Key': idempotencyKey } : ({}),
           };
           // A counterexample prints short, even with a body 20,000 levels deep.
           return Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) });

@@ -15,15 +15,15 @@ export async function spawnServiceProcess(entry: string, readyText: string, env:
   });
   let output = '';
   const collect = (chunk: Buffer) => (output += chunk.toString());
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${entry} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = () => {
       if (output.includes(readyText)) {
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stderr!.off('data', onData);
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
         child.off('exit', onExit);
         resolve();
       }
@@ -32,8 +32,8 @@ export async function spawnServiceProcess(entry: string, readyText: string, env:
       clearTimeout(timer);
       reject(new Error(`${entry} exited with ${code} before it ran:\n${output}`));
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', onExit);
   });
   return Object.assign(child, { output: () => output });

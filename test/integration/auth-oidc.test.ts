@@ -45,7 +45,7 @@ describe('tokens from a real OAuth 2.0 authorization server', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { token_type: string; access_token: string };
     expect(body.token_type).toBe('Bearer');
-    return body.access_token as string;
+    return body.access_token;
   }
 
   it('accepts a client-credentials JWT and applies its scopes and tenant class', async () => {

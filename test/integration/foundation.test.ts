@@ -96,8 +96,8 @@ describe('the OpenAPI document', () => {
       const target = ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
       expect([ref, target]).toEqual([ref, expect.any(Object)]);
     }
-    for (const item of Object.values(doc.paths) as any[]) {
-      for (const op of Object.values(item) as any[]) {
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
         expect(op.operationId).toEqual(expect.any(String));
         expect(op['x-permission']).toEqual(expect.any(String));
       }

@@ -1,0 +1,74 @@
+// Lint: typescript-eslint's type-checked rules, and the import direction of docs/architecture.md.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Imports a folder may not make: each entry is [glob of importers, patterns they may not import, why]. */
+const layers = [
+  ['src/db/**', ['**/domain/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**'], 'repositories depend on nothing above them'],
+  ['src/domain/**', ['**/http/**', '**/routes/**', '@temporalio/*', '**/activities/**'], 'application services reach Temporal through src/temporal/job-gateway.ts'],
+  ['src/routes/**', ['**/db/**', '**/temporal/**', '@temporalio/*', '**/activities/**'], 'routes call application services only'],
+  ['src/http/**', ['**/db/**', '**/temporal/**', '**/routes/**', '**/activities/**'], 'HTTP plumbing knows no storage or workflow'],
+  ['activities/**', ['**/db/**', '**/routes/**', '**/http/**'], 'activities call application functions (src/domain/job-runs.ts), not repositories'],
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.data/**', 'client/schema.d.ts', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/require-await': 'off',
+      // A server's handler may name the object the server is being built for (assigned once, read later).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Tests and benchmarks read response bodies as `any` on purpose: the contract check (test/helpers/contract.ts)
+    // validates every response against the document at run time, and assertions state the shape they expect.
+    // Their stand-in servers take async request listeners, which node:http ignores the promise of by design.
+    files: ['test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+    },
+  },
+  {
+    // knex query builders are untyped without table typings (knex/types/tables), so their results are `any` until a
+    // repository function's signature types them (`Promise<ClientRow>`); typing the tables is the next step.
+    files: ['src/db/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      // knex builders are thenables, so a `where((q) => q.where(...))` callback looks like a misused promise.
+      '@typescript-eslint/no-misused-promises': 'off',
+    },
+  },
+  {
+    // Koa types `next()` as Promise<any>; middleware returns it as Koa expects.
+    files: ['src/http/**'],
+    rules: { '@typescript-eslint/no-unsafe-return': 'off' },
+  },
+  ...layers.map(([files, patterns, why]) => ({
+    files: [files],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message: `Layering (docs/architecture.md): ${why}.` }] }] },
+  })),
+  {
+    // Workflow code is replayed: it may import only the workflow SDK, its own contract modules and activity types.
+    files: ['workflows/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../src/**', '../activities/*', '!../activities'], message: 'workflows/ import only @temporalio/workflow, ./definitions, ./search-attributes and activity types' }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../activities'], allowTypeImports: true, message: 'workflows/ import activities as types only' }] }],
+    },
+  },
+);
