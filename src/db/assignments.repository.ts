@@ -33,10 +33,6 @@ export async function findActive(db: Db, scope: Scope, key: string): Promise<Ass
   return inScope(db, scope).where({ assignment_key: key, status: 'active' }).first();
 }
 
-export async function findById(db: Db, assignmentId: string): Promise<AssignmentRow | undefined> {
-  return db('assignments').where({ assignment_id: assignmentId }).first();
-}
-
 /** Archives the active revision under the key, if any; returns how many rows it archived. */
 export async function archiveActive(db: Db, scope: Scope, key: string): Promise<number> {
   return inScope(db, scope)
