@@ -9,7 +9,8 @@ const TENANT_CLIENT = 'tenant-a';
 const MISMATCHED_CLIENT = 'tenant-a-batch';
 
 type Expect = 'allowed' | 401 | 403 | 404;
-type Case = { name: string; token: () => Promise<string | null>; expect: (op: Operation) => Expect; path?: (op: Operation) => string };
+/** A token case: its token may depend on the operation's permission (`scopeFor(op)`). */
+type Case = { name: string; token: (op: Operation) => Promise<string | null>; expect: (op: Operation) => Expect; path?: (op: Operation) => string };
 
 function pathFor(op: Operation, clientId = TENANT): string {
   return op.path
@@ -83,35 +84,16 @@ describe('authentication and authorization matrix', () => {
       },
       expect: () => 401,
     },
-    { name: 'platform client missing the scope', token: () => Promise.resolve(''), expect: () => 403 },
-    { name: 'platform client with the right scope', token: () => Promise.resolve(''), expect: () => 'allowed' },
-    { name: 'tenant client on its own tenant', token: () => Promise.resolve(''), expect: (op) => (op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'tenant client on another tenant', token: () => Promise.resolve(''), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'tenant client whose client_id claim differs from the path', token: () => Promise.resolve(''), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'machine client not in MACHINE_CLIENTS', token: () => Promise.resolve(''), expect: () => 403 },
-    { name: 'human with the client group and the scope', token: () => Promise.resolve(''), expect: (op) => (op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'human with the scope but another client group', token: () => Promise.resolve(''), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'human admin', token: () => Promise.resolve(''), expect: () => 'allowed' },
+    { name: 'platform client missing the scope', token: (op) => h.idp.machine(PLATFORM_CLIENT, [wrongScopeFor(op)]), expect: () => 403 },
+    { name: 'platform client with the right scope', token: (op) => h.idp.machine(PLATFORM_CLIENT, [scopeFor(op)]), expect: () => 'allowed' },
+    { name: 'tenant client on its own tenant', token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]), expect: (op) => (op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'tenant client on another tenant', token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'tenant client whose client_id claim differs from the path', token: (op) => h.idp.machine(MISMATCHED_CLIENT, [scopeFor(op) === 'admin' ? 'client_read' : scopeFor(op)]), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'machine client not in MACHINE_CLIENTS', token: (op) => h.idp.machine('stranger', [scopeFor(op)]), expect: () => 403 },
+    { name: 'human with the client group and the scope', token: (op) => (scopeFor(op) === 'admin' ? h.idp.human('alice', ['admin']) : h.idp.human('alice', [`client:${TENANT}`], [scopeFor(op)])), expect: (op) => (op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'human with the scope but another client group', token: (op) => h.idp.human('bob', [`client:${TENANT}`], scopeFor(op) === 'admin' ? [] : [scopeFor(op)]), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    { name: 'human admin', token: () => h.idp.human('root', ['admin']), expect: () => 'allowed' },
   ];
-
-  /** Tokens that depend on the operation's permission. */
-  function tokenFor(c: Case, op: Operation): Promise<string | null> {
-    const scope = scopeFor(op);
-    switch (c.name) {
-      case 'platform client missing the scope': return h.idp.machine(PLATFORM_CLIENT, [wrongScopeFor(op)]);
-      case 'platform client with the right scope': return h.idp.machine(PLATFORM_CLIENT, [scope]);
-      case 'tenant client on its own tenant':
-      case 'tenant client on another tenant': return h.idp.machine(TENANT_CLIENT, [scope]);
-      case 'tenant client whose client_id claim differs from the path': return h.idp.machine(MISMATCHED_CLIENT, [scope === 'admin' ? 'client_read' : scope]);
-      case 'machine client not in MACHINE_CLIENTS': return h.idp.machine('stranger', [scope]);
-      case 'human with the client group and the scope':
-        return scope === 'admin' ? h.idp.human('alice', ['admin']) : h.idp.human('alice', [`client:${TENANT}`], [scope]);
-      case 'human with the scope but another client group':
-        return scope === 'admin' ? h.idp.human('bob', [`client:${TENANT}`], []) : h.idp.human('bob', [`client:${TENANT}`], [scope]);
-      case 'human admin': return h.idp.human('root', ['admin']);
-      default: return c.token();
-    }
-  }
 
   for (const c of cases) {
     it(`${c.name}: every protected route answers as the rules say`, async () => {
@@ -122,7 +104,7 @@ describe('authentication and authorization matrix', () => {
         if (c.name === 'human with the scope but another client group' && op.permission === 'admin') expected = 403;
         if (c.name === 'tenant client whose client_id claim differs from the path' && op.permission === 'admin') expected = 403;
         const path = c.path ? c.path(op) : pathFor(op);
-        const res = await h.api(op.method, path, { token: await tokenFor(c, op), body: op.body ? sampleBody(op) : undefined });
+        const res = await h.api(op.method, path, { token: await c.token(op), body: op.body ? sampleBody(op) : undefined });
         const ok = expected === 'allowed' ? res.status !== 401 && res.status !== 403 : res.status === expected;
         if (!ok) failures.push(`${op.method} ${path}: expected ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
         if (res.status === 401 || res.status === 403) {
