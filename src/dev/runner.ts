@@ -11,6 +11,7 @@ import { startTemporalServer } from '../temporal/server';
 import { jobLauncherFor } from '../temporal/job-launcher';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
+import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
 import { builtinImplementations } from '../../activities/in-process/registry';
@@ -121,6 +122,8 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     });
     const reconciler = startReconciler({ knex, launcher, log });
     cleanups.push(async () => reconciler.stop());
+    const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
+    cleanups.push(async () => dispatcher?.stop());
 
     const verify = verifierFromConfig(config.auth, log);
     const { app } = createApp({ config, knex, temporal, launcher, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });

@@ -6,6 +6,7 @@ import { requireClient, assertClientActive, requireDomain, requireService, requi
 import { TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
+import { webhookEvents } from '../webhooks/outbox';
 
 interface StartBody {
   input?: Record<string, unknown>;
@@ -58,6 +59,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
             throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
           }
           await models.setVersionStatus(trx, modelId, version, 'training');
+          await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16): outbox row in this transaction
           return jobs.stage(trx, { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata }, ctx);
         });
         return jobs.launch(job);

@@ -11,6 +11,7 @@ import type { PageRequest } from '../db/pagination';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError, UnprocessableError } from '../errors';
+import { webhookEvents } from '../webhooks/outbox';
 
 type Handlers = repo.ModelRow['handlers'];
 
@@ -107,7 +108,9 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
         const before = await repo.lockModel(trx, modelId);
         if (!before) await requireModel(trx, modelId);
         await repo.updateModel(trx, modelId, changes);
-        return staleningChange(before!, changes) ? subs.markStale(trx, modelId) : [];
+        const stale = staleningChange(before!, changes) ? await subs.markStale(trx, modelId) : [];
+        await webhookEvents.subscriptionsStale(trx, stale); // webhooks (#16): outbox rows in this transaction
+        return stale;
       });
       return { ...(await envelope(knex, modelId)), stale_subscriptions: stale };
     },
@@ -144,7 +147,9 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
           const allowed = VERSION_TRANSITIONS[current!.status];
           throw new ConflictError(`version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`);
         }
-        return repo.toVersion(await repo.setVersionStatus(trx, modelId, version, status));
+        const updated = await repo.setVersionStatus(trx, modelId, version, status);
+        if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
+        return repo.toVersion(updated);
       });
     },
   };

@@ -13,6 +13,7 @@ import { shareLockDomain, DomainRow } from '../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
+import { webhookEvents } from '../webhooks/outbox';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -129,7 +130,9 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           const allowed = SERVICE_TRANSITIONS[current.status];
           throw new ConflictError(`service ${serviceId} is ${current.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none (initialize it again)'}`);
         }
-        return repo.toService(await repo.updateService(trx, current.service_uuid, { status }), domainId);
+        const updated = await repo.updateService(trx, current.service_uuid, { status });
+        if (status !== current.status) await webhookEvents.serviceStatusChanged(trx, current.service_uuid); // webhooks (#16)
+        return repo.toService(updated, domainId);
       });
     },
   };
