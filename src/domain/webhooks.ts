@@ -130,8 +130,10 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
         const [row] = await repo.insertDeliveries(trx, (await repo.findEvent(trx, eventId))!, [webhookId]);
         return row;
       });
+      // Read before the start, so the answer is the queued delivery, not a race with its first attempt.
+      const queued = await present(delivery.delivery_id);
       await launch(delivery);
-      return present(delivery.delivery_id);
+      return queued;
     },
 
     async listDeliveries(owner: WebhookOwner, webhookId: string, page: PageRequest, status?: string) {
@@ -148,8 +150,9 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
     async redeliver(owner: WebhookOwner, webhookId: string, deliveryId: string) {
       const row = await requireDelivery(owner, webhookId, deliveryId);
       if (!(await repo.requeue(knex, deliveryId))) throw new ConflictError(`delivery ${deliveryId} is still ${row.status}; redeliver it once it succeeded or failed`);
+      const queued = await present(deliveryId);
       await launch(row);
-      return present(deliveryId);
+      return queued;
     },
   };
 }
