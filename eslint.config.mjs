@@ -67,8 +67,8 @@ export default tseslint.config(
     // Workflow code is replayed: it may import only the workflow SDK, its own contract modules and activity types.
     files: ['workflows/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../src/**', '../activities/*', '!../activities'], message: 'workflows/ import only @temporalio/workflow, ./definitions, ./search-attributes and activity types' }] }],
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../activities'], allowTypeImports: true, message: 'workflows/ import activities as types only' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../src/**'], message: 'workflows/ import only @temporalio/workflow, their own contract modules and activity types' }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'workflows/ import activities as types only' }] }],
     },
   },
 );

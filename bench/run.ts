@@ -70,7 +70,7 @@ async function run() {
     const token = await new SignJWT({ client_id: 'bench', scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'bench' }).setIssuer('bench').setExpirationTime('1h').sign(privateKey);
     const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
     const verify = createTokenVerifier({ keys: createLocalJWKSet({ keys: [jwk] }), issuer: 'bench' });
-    const { app } = createApp({ config, knex, gateway, verify, log, inProcessNames: Object.keys(builtinImplementations) });
+    const { app } = createApp({ config, knex, temporal, gateway, verify, log, inProcessNames: Object.keys(builtinImplementations) });
     const http = app.listen(0, '127.0.0.1');
     await new Promise((r) => http.once('listening', r));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -848,6 +848,318 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/clients/{client_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tenant's webhook endpoints
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a tenant's webhook endpoint; the answer holds its signing secret, once
+         * @description Requires permission `manage_webhooks` (scope `platform/manage_webhooks`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint (never its secret)
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        get: operations["getWebhook"];
+        /**
+         * Change a webhook endpoint, or disable or re-activate it
+         * @description Requires permission `manage_webhooks` (scope `platform/manage_webhooks`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        put: operations["updateWebhook"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its delivery log
+         * @description Requires permission `manage_webhooks` (scope `platform/manage_webhooks`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the old one keeps signing beside it for a grace period
+         * @description Requires permission `manage_webhooks` (scope `platform/manage_webhooks`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/webhooks/{webhook_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to this endpoint
+         * @description Requires permission `manage_webhooks` (scope `platform/manage_webhooks`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of an endpoint, newest first: attempts, status codes, latency, next retry
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with its attempts
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a succeeded or failed delivery again (same event id)
+         * @description Requires permission `manage_webhooks` (scope `platform/manage_webhooks`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the platform-wide webhook endpoints
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listPlatformWebhooks"];
+        put?: never;
+        /**
+         * Create a platform-wide webhook endpoint; the answer holds its signing secret, once
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["createPlatformWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint (never its secret)
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getPlatformWebhook"];
+        /**
+         * Change a webhook endpoint, or disable or re-activate it
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        put: operations["updatePlatformWebhook"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its delivery log
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        delete: operations["deletePlatformWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the old one keeps signing beside it for a grace period
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["rotatePlatformWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/{webhook_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to this endpoint
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["pingPlatformWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of an endpoint, newest first: attempts, status codes, latency, next retry
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listPlatformWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with its attempts
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getPlatformWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a succeeded or failed delivery again (same event id)
+         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["redeliverPlatformWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1494,6 +1806,171 @@ export interface components {
              */
             status: "active" | "disabled";
         };
+        CreateWebhookRequest: {
+            /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
+            url: string;
+            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            /** @description Only events of this domain and/or model; an event without that field does not pass */
+            filter?: {
+                /** @description Only events of this domain */
+                domain_id?: string;
+                /** @description Only events of this model */
+                model_id?: string;
+            };
+            /** @description A note for people */
+            description?: string;
+        };
+        UpdateWebhookRequest: {
+            /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
+            url?: string;
+            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            /** @description Only events of this domain and/or model; an event without that field does not pass */
+            filter?: {
+                /** @description Only events of this domain */
+                domain_id?: string;
+                /** @description Only events of this model */
+                model_id?: string;
+            };
+            /** @description A note for people */
+            description?: string;
+            /**
+             * @description `disabled` stops deliveries; `active` resumes them and clears `failing`
+             * @enum {unknown}
+             */
+            status?: "active" | "disabled";
+        };
+        /** @description An endpoint that receives signed event deliveries (Standard Webhooks) */
+        Webhook: {
+            /**
+             * Format: uuid
+             * @description Endpoint identifier
+             */
+            webhook_id: string;
+            /** @description The tenant whose events it receives; null for a platform-wide endpoint (every tenant and the model registry) */
+            client_id: string | null;
+            /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
+            url: string;
+            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            /** @description Only events of this domain and/or model; an event without that field does not pass */
+            filter: {
+                /** @description Only events of this domain */
+                domain_id?: string;
+                /** @description Only events of this model */
+                model_id?: string;
+            };
+            /** @description A note for people */
+            description: string;
+            /**
+             * @description `failing` once a delivery gave up after its retries (deliveries go on; a success makes it `active` again); `disabled`: nothing is sent
+             * @enum {unknown}
+             */
+            status: "active" | "disabled" | "failing";
+            /**
+             * Format: date-time
+             * @description When it became failing
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description Until then deliveries are also signed with the secret before the last rotation
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was created; it receives events of changes made after it
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed
+             */
+            updated_at: string;
+        };
+        /** @description The new endpoint with its signing secret, shown this once */
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /** @description `whsec_` + base64 of 32 random bytes: the HMAC-SHA256 key of the `webhook-signature` header */
+            secret: string;
+        };
+        /** @description A rotated signing secret, shown this once */
+        WebhookSecret: {
+            /**
+             * Format: uuid
+             * @description Endpoint identifier
+             */
+            webhook_id: string;
+            /** @description The new secret; deliveries are signed with it from now on */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries carry a second signature made with the previous secret
+             */
+            previous_secret_expires_at: string;
+        };
+        /** @description One event on its way to one endpoint: retried with exponential backoff until it succeeds or gives up */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description Delivery identifier
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The endpoint
+             */
+            webhook_id: string;
+            /**
+             * Format: uuid
+             * @description The event, sent as `webhook-id`: the same on every attempt and redelivery
+             */
+            event_id: string;
+            /** @description The event type (or `webhook.test` for a ping) */
+            event_type: string;
+            /**
+             * @description `pending` while attempts go on; `succeeded` on a 2xx; `failed` after the give-up
+             * @enum {unknown}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts made so far */
+            attempts: number;
+            /** @description The status of the last answer; null when none came */
+            last_status_code: number | null;
+            /** @description How long the last attempt took */
+            last_latency_ms: number | null;
+            /** @description Why the last attempt failed, or why the delivery gave up */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it succeeded or gave up
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
+            /** @description Every attempt, oldest first */
+            attempt_log: {
+                attempt: number;
+                /** Format: date-time */
+                attempted_at: string;
+                status_code: number | null;
+                latency_ms: number;
+                error: string | null;
+            }[];
+        };
     };
     responses: {
         /** @description Validation error: malformed JSON, a body that is not application/json, a field breaking its schema (the message names the field and the rule), a bad path identifier or query value */
@@ -1766,7 +2243,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000010",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000012",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -1812,7 +2289,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000010",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -1860,7 +2337,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000010",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -1880,7 +2357,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000010",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -1929,7 +2406,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000010",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2019,10 +2496,10 @@ export interface operations {
                      *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000019",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2046,14 +2523,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000013",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000013"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000019",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000005",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -2085,7 +2562,7 @@ export interface operations {
                      *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
@@ -2112,8 +2589,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000014",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000014"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -2598,7 +3075,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -2613,7 +3090,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -2727,7 +3204,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -2792,7 +3269,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -2858,8 +3335,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000014"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3201,7 +3678,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3216,7 +3693,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3232,7 +3709,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3297,7 +3774,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3311,7 +3788,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3383,7 +3860,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -3438,7 +3915,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -3499,7 +3976,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -3566,8 +4043,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000013"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4361,8 +4838,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000016",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000016"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4500,7 +4977,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000005",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -4577,7 +5054,7 @@ export interface operations {
                      *       "job_id": "0197a000-0000-7000-8000-000000000005",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -4643,7 +5120,7 @@ export interface operations {
                      *       "job_id": "0197a000-0000-7000-8000-000000000005",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5044,6 +5521,1160 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Only items with this status */
+                status?: "active" | "disabled" | "failing";
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "client_id": "globex",
+                     *           "url": "https://hooks.example.com/globex/mos",
+                     *           "description": "Ops alerts (pager)",
+                     *           "event_types": [
+                     *             "job.failed",
+                     *             "job.timed_out",
+                     *             "service.failed"
+                     *           ],
+                     *           "filter": {
+                     *             "domain_id": "eu-flights"
+                     *           },
+                     *           "status": "active",
+                     *           "failing_since": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Webhook"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/globex/mos",
+                 *       "event_types": [
+                 *         "job.succeeded",
+                 *         "job.failed",
+                 *         "service.available",
+                 *         "service.failed"
+                 *       ],
+                 *       "filter": {
+                 *         "domain_id": "eu-flights"
+                 *       },
+                 *       "description": "Ops alerts"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "client_id": "globex",
+                     *       "url": "https://hooks.example.com/globex/mos",
+                     *       "description": "Ops alerts",
+                     *       "event_types": [
+                     *         "job.succeeded",
+                     *         "job.failed",
+                     *         "service.available",
+                     *         "service.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "domain_id": "eu-flights"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "client_id": "globex",
+                     *       "url": "https://hooks.example.com/globex/mos",
+                     *       "description": "Ops alerts",
+                     *       "event_types": [
+                     *         "job.succeeded",
+                     *         "job.failed",
+                     *         "service.available",
+                     *         "service.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "domain_id": "eu-flights"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Ops alerts (pager)",
+                 *       "event_types": [
+                 *         "job.failed",
+                 *         "job.timed_out",
+                 *         "service.failed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "client_id": "globex",
+                     *       "url": "https://hooks.example.com/globex/mos",
+                     *       "description": "Ops alerts (pager)",
+                     *       "event_types": [
+                     *         "job.failed",
+                     *         "job.timed_out",
+                     *         "service.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "domain_id": "eu-flights"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "client_id": "globex",
+                     *       "url": "https://hooks.example.com/globex/mos",
+                     *       "description": "Ops alerts (pager)",
+                     *       "event_types": [
+                     *         "job.failed",
+                     *         "job.timed_out",
+                     *         "service.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "domain_id": "eu-flights"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
+                     *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the delivery is queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "event_type": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "last_status_code": null,
+                     *       "last_latency_ms": null,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "completed_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "attempt_log": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only items with this status */
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "event_type": "webhook.test",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "last_status_code": 200,
+                     *           "last_latency_ms": 37,
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
+                     *           "completed_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "attempt_log": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "attempted_at": "2025-06-02T09:00:00.000Z",
+                     *               "status_code": 200,
+                     *               "latency_ms": 37,
+                     *               "error": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+                /** @description delivery id */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "event_type": "webhook.test",
+                     *       "status": "succeeded",
+                     *       "attempts": 1,
+                     *       "last_status_code": 200,
+                     *       "last_latency_ms": 37,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "completed_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "attempted_at": "2025-06-02T09:00:00.000Z",
+                     *           "status_code": 200,
+                     *           "latency_ms": 37,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description webhook id */
+                webhook_id: string;
+                /** @description delivery id */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the delivery is queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "event_type": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": 1,
+                     *       "last_status_code": 200,
+                     *       "last_latency_ms": 37,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "completed_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "attempted_at": "2025-06-02T09:00:00.000Z",
+                     *           "status_code": 200,
+                     *           "latency_ms": 37,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPlatformWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Only items with this status */
+                status?: "active" | "disabled" | "failing";
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "client_id": null,
+                     *           "url": "https://hooks.example.com/platform/mos",
+                     *           "description": "Registry changes",
+                     *           "event_types": [
+                     *             "version.status_changed",
+                     *             "subscription.stale",
+                     *             "job.failed"
+                     *           ],
+                     *           "filter": {
+                     *             "model_id": "fare-model"
+                     *           },
+                     *           "status": "active",
+                     *           "failing_since": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Webhook"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPlatformWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/platform/mos",
+                 *       "event_types": [
+                 *         "version.status_changed",
+                 *         "subscription.stale",
+                 *         "job.failed"
+                 *       ],
+                 *       "filter": {
+                 *         "model_id": "fare-model"
+                 *       },
+                 *       "description": "Registry changes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "client_id": null,
+                     *       "url": "https://hooks.example.com/platform/mos",
+                     *       "description": "Registry changes",
+                     *       "event_types": [
+                     *         "version.status_changed",
+                     *         "subscription.stale",
+                     *         "job.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "model_id": "fare-model"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlatformWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "client_id": null,
+                     *       "url": "https://hooks.example.com/platform/mos",
+                     *       "description": "Registry changes",
+                     *       "event_types": [
+                     *         "version.status_changed",
+                     *         "subscription.stale",
+                     *         "job.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "model_id": "fare-model"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updatePlatformWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "disabled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "client_id": null,
+                     *       "url": "https://hooks.example.com/platform/mos",
+                     *       "description": "Registry changes",
+                     *       "event_types": [
+                     *         "version.status_changed",
+                     *         "subscription.stale",
+                     *         "job.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "model_id": "fare-model"
+                     *       },
+                     *       "status": "disabled",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePlatformWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "client_id": null,
+                     *       "url": "https://hooks.example.com/platform/mos",
+                     *       "description": "Registry changes",
+                     *       "event_types": [
+                     *         "version.status_changed",
+                     *         "subscription.stale",
+                     *         "job.failed"
+                     *       ],
+                     *       "filter": {
+                     *         "model_id": "fare-model"
+                     *       },
+                     *       "status": "active",
+                     *       "failing_since": null,
+                     *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotatePlatformWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
+                     *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pingPlatformWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the delivery is queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "event_type": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "last_status_code": null,
+                     *       "last_latency_ms": null,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "completed_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "attempt_log": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPlatformWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only items with this status */
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "event_type": "webhook.test",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "last_status_code": 200,
+                     *           "last_latency_ms": 37,
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
+                     *           "completed_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "attempt_log": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "attempted_at": "2025-06-02T09:00:00.000Z",
+                     *               "status_code": 200,
+                     *               "latency_ms": 37,
+                     *               "error": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlatformWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+                /** @description delivery id */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "event_type": "webhook.test",
+                     *       "status": "succeeded",
+                     *       "attempts": 1,
+                     *       "last_status_code": 200,
+                     *       "last_latency_ms": 37,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "completed_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "attempted_at": "2025-06-02T09:00:00.000Z",
+                     *           "status_code": 200,
+                     *           "latency_ms": 37,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redeliverPlatformWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description webhook id */
+                webhook_id: string;
+                /** @description delivery id */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the delivery is queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "event_type": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": 1,
+                     *       "last_status_code": 200,
+                     *       "last_latency_ms": 37,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "completed_at": null,
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "attempted_at": "2025-06-02T09:00:00.000Z",
+                     *           "status_code": 200,
+                     *           "latency_ms": 37,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import type { Client } from '@temporalio/client';
 import './http/koa-state';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
@@ -33,6 +34,10 @@ import { registerServiceRoutes } from './routes/services.routes';
 import { registerModelRoutes } from './routes/models.routes';
 import { registerJobRoutes } from './routes/jobs.routes';
 import { registerSubscriptionRoutes } from './routes/subscriptions.routes';
+import { registerWebhookRoutes } from './routes/webhooks.routes';
+import { createWebhooksService } from './domain/webhooks';
+import { createWebhookLauncher } from './temporal/webhook-launcher';
+import { targetPolicy } from './webhooks/target-policy';
 import { registerDocsRoutes } from './routes/docs.routes';
 import { registerMetricsRoutes } from './routes/metrics.routes';
 import { ServiceMetrics } from './observability/metrics';
@@ -45,6 +50,8 @@ export interface AppDeps {
   config: Config;
   knex: Knex;
   gateway: JobGateway;
+  /** Starts webhook delivery workflows (pings, redeliveries; src/temporal/webhook-launcher.ts). */
+  temporal: Client;
   verify: TokenVerifier;
   log: Logger;
   /** Names of the in-process implementations the worker has registered. */
@@ -78,6 +85,11 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   registerModelRoutes(route, createModelsService({ knex, rules, schemas, inProcessNames: () => deps.inProcessNames }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
+  const { webhooks } = deps.config;
+  registerWebhookRoutes(route, createWebhooksService({
+    knex, log, policy: targetPolicy(webhooks), secretGraceSeconds: webhooks.secretGraceSeconds,
+    launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
+  }));
 
   const app = new Koa();
   app.proxy = true;

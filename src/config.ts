@@ -1,4 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
+import { webhookConfig, WebhookConfig } from './webhooks/config';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -61,6 +62,8 @@ export interface Config {
     /** Port the Temporal SDK's Prometheus exporter binds on 127.0.0.1; the worker's /metrics includes it. */
     sdkPort?: number;
   };
+  /** Outbound webhooks: target safety, retry schedule, dispatch (src/webhooks/config.ts). */
+  webhooks: WebhookConfig;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +142,14 @@ export function parseAllowedOrigins(raw: string | undefined): string[] {
   return origins;
 }
 
+function wrapConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 /** Reads and validates the environment; throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0);
@@ -188,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: workerMetricsPort,
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),
     },
+    webhooks: wrapConfigError(() => webhookConfig(env)),
   };
 }
 

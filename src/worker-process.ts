@@ -8,6 +8,7 @@ import { installTemporalRuntime } from './temporal/runtime';
 import { createJobWorker } from './temporal/worker-factory';
 import { jobGatewayFor } from './temporal/job-gateway';
 import { startReconciler } from './temporal/reconciler';
+import { webhookDispatcherFor } from './temporal/webhook-dispatcher';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
 import { serveWorkerMetrics } from './observability/worker-metrics-server';
@@ -36,11 +37,13 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations, metrics, tracing });
   const gateway = jobGatewayFor(client, config, metrics);
   const reconciler = startReconciler({ knex, gateway, log });
+  const dispatcher = webhookDispatcherFor({ knex, client, config, log });
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {
     reconciler.stop();
+    await dispatcher?.stop();
     await connection.close();
     await client.connection.close();
     await metricsServer?.close();

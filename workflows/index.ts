@@ -1,2 +1,3 @@
 export { modelJobWorkflow } from './model-job.workflow';
 export { pingWorkflow } from './ping.workflow';
+export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';

@@ -1,7 +1,7 @@
 /** Operation permissions, and the scopes that grant them (spec part 5). */
 export const PERMISSIONS = [
   'read_models', 'write_models', 'train_model', 'run_inference', 'complete_job',
-  'client_read', 'service_init', 'manage_services', 'manage_domains',
+  'client_read', 'service_init', 'manage_services', 'manage_domains', 'manage_webhooks',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -16,6 +16,7 @@ export const SCOPE_GRANTS: Record<string, readonly Permission[]> = {
   manage_services: ['manage_services'],
   manage_domains: ['manage_domains', 'manage_services'],
   complete_job: ['complete_job'],
+  manage_webhooks: ['manage_webhooks'],
 };
 
 export interface ScopeGrant {

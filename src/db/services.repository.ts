@@ -28,6 +28,10 @@ export async function lockServiceByUuid(db: Db, serviceUuid: string): Promise<vo
   await db('services').where({ service_uuid: serviceUuid }).forNoKeyUpdate().first('service_uuid');
 }
 
+export async function findServiceByUuid(db: Db, serviceUuid: string): Promise<ServiceRow | undefined> {
+  return db('services').where({ service_uuid: serviceUuid }).first();
+}
+
 export interface ServiceWrite {
   status: ServiceStatus;
   departure_datetime: string | Date;

@@ -11,6 +11,7 @@ import { startTemporalServer } from '../temporal/server';
 import { jobGatewayFor } from '../temporal/job-gateway';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
+import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
 import { builtinImplementations } from '../../activities/in-process/registry';
@@ -121,9 +122,11 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     });
     const reconciler = startReconciler({ knex, gateway, log });
     cleanups.push(async () => reconciler.stop());
+    const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
+    cleanups.push(async () => dispatcher?.stop());
 
     const verify = verifierFromConfig(config.auth, log);
-    const { app } = createApp({ config, knex, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+    const { app } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));

@@ -13,6 +13,7 @@ import { AssignmentBlockedError, BlockingService, NotFoundError, UnprocessableEr
 import type { Db } from '../db/types';
 import { toAssignment, toDomain } from './views';
 import type { Schemas } from '../openapi/types';
+import { webhookEvents } from '../webhooks/outbox';
 
 export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
@@ -30,7 +31,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
   /** Archives the previous active revision under the key and inserts the new one (caller holds the scope lock). */
   async function writeRevision(trx: Knex.Transaction, scope: repo.Scope, key: string, body: AssignmentBody) {
     await repo.archiveActive(trx, scope, key);
-    return repo.insertRevision(trx, scope, {
+    const row = await repo.insertRevision(trx, scope, {
       assignment_key: key,
       model_id: body.model_id,
       model_version: body.model_version,
@@ -39,6 +40,8 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       settings: body.settings ?? {},
       metadata: body.metadata ?? {},
     });
+    await webhookEvents.assignmentChanged(trx, row, scope); // webhooks (#16): outbox row in this transaction
+    return row;
   }
 
   /**

@@ -7,6 +7,7 @@ import { updateService, lockServiceByUuid } from '../db/services.repository';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
+import { webhookEvents } from '../webhooks/outbox';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -50,6 +51,7 @@ export async function recordOutcome(
     }
 
     finished = { jobType: job.job_type, status, createdAt: job.created_at };
+    await webhookEvents.jobFinished(trx, jobId); // webhooks (#16): outbox row in this transaction
     const model = await models.findModel(trx, job.model_id);
     const outputSchema = model?.handler_contracts?.[job.job_type]?.output_schema;
     if (status === 'success' && outputSchema !== undefined) {
@@ -59,11 +61,13 @@ export async function recordOutcome(
 
     if (job.job_type === 'inference' && job.service_uuid && !(await jobs.hasNewerServiceJob(trx, job))) {
       await updateService(trx, job.service_uuid, { status: status === 'success' ? 'available' : 'failed' });
+      await webhookEvents.serviceStatusChanged(trx, job.service_uuid, job.model_id); // webhooks (#16)
     }
     if (job.job_type === 'training') {
       const version = await models.findVersion(trx, job.model_id, job.model_version);
       if (version?.status === 'training') {
         await models.setVersionStatus(trx, job.model_id, job.model_version, status === 'success' ? 'active' : 'failed');
+        await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
       }
     }
     return { status, triggerEvent: triggerFor(job.job_type, status), base };

@@ -7,6 +7,7 @@ import { TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 import type { Schemas } from '../openapi/types';
+import { webhookEvents } from '../webhooks/outbox';
 
 type StartBody = Schemas['JobStartRequest'];
 
@@ -56,6 +57,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
             throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
           }
           await models.setVersionStatus(trx, modelId, version, 'training');
+          await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16): outbox row in this transaction
           return jobs.stage(trx, { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata }, ctx);
         });
         return jobs.launch(job);

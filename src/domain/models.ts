@@ -13,6 +13,7 @@ import { uuidv7 } from '../ids';
 import { ConflictError, UnprocessableError } from '../errors';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
+import { webhookEvents } from '../webhooks/outbox';
 
 type Handlers = repo.ModelRow['handlers'];
 
@@ -97,7 +98,9 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
         const before = await repo.lockModel(trx, modelId);
         if (!before) await requireModel(trx, modelId);
         await repo.updateModel(trx, modelId, changes);
-        return staleningChange(before!, changes) ? subs.markStale(trx, modelId) : [];
+        const stale = staleningChange(before!, changes) ? await subs.markStale(trx, modelId) : [];
+        await webhookEvents.subscriptionsStale(trx, stale); // webhooks (#16): outbox rows in this transaction
+        return stale;
       });
       return { ...(await envelope(knex, modelId)), stale_subscriptions: stale };
     },
@@ -134,7 +137,9 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
           const allowed = VERSION_TRANSITIONS[current!.status];
           throw new ConflictError(`version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`);
         }
-        return toVersion(await repo.setVersionStatus(trx, modelId, version, status));
+        const updated = await repo.setVersionStatus(trx, modelId, version, status);
+        if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
+        return toVersion(updated);
       });
     },
   };

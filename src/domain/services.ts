@@ -15,6 +15,7 @@ import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
 import { toService } from './views';
 import type { Schemas } from '../openapi/types';
+import { webhookEvents } from '../webhooks/outbox';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -131,7 +132,9 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           const allowed = SERVICE_TRANSITIONS[current.status];
           throw new ConflictError(`service ${serviceId} is ${current.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none (initialize it again)'}`);
         }
-        return toService(await repo.updateService(trx, current.service_uuid, { status }), domainId);
+        const updated = await repo.updateService(trx, current.service_uuid, { status });
+        if (status !== current.status) await webhookEvents.serviceStatusChanged(trx, current.service_uuid); // webhooks (#16)
+        return toService(updated, domainId);
       });
     },
   };

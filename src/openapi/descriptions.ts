@@ -47,11 +47,13 @@ export const TAGS = [
   { name: 'Models', description: 'The global model registry: models, handlers, versions with frozen feature contracts' },
   { name: 'Jobs', description: 'Training and inference jobs, each a Temporal workflow; completion reports' },
   { name: 'Subscriptions', description: 'Event subscriptions: a completion of one model starts another (cascade)' },
+  { name: 'Webhooks', description: 'Signed notifications of job, service, assignment and registry events to your endpoints (Standard Webhooks), with a delivery log' },
 ];
 
 /** The tag of a path: its most specific resource. */
 export function tagOf(path: string): string {
   if (path === '/v2/health') return 'Health';
+  if (path.includes('/webhooks')) return 'Webhooks';
   if (path.includes('/event-subscriptions')) return 'Subscriptions';
   if (/\/jobs|\/train$|\/infer$/.test(path)) return 'Jobs';
   if (/assign/.test(path)) return 'Assignments';

@@ -28,7 +28,7 @@ function successSchema(op: Operation): object {
 function successes(op: Operation): [number, string][] {
   if (op.id === 'upsertClient') return [[201, 'Created'], [200, 'Updated']];
   if (op.id === 'completeJob') return [[200, 'Recorded; every triggered subscription started its job'], [207, 'Recorded; one or more cascade entries failed (see triggered_events[*].error)']];
-  return [[op.status, op.status === 201 ? 'Created' : op.status === 202 ? 'Accepted: the job is starting' : 'OK']];
+  return [[op.status, op.status === 201 ? 'Created' : op.status === 202 ? (op.path.includes('/webhooks') ? 'Accepted: the delivery is queued' : 'Accepted: the job is starting') : 'OK']];
 }
 
 function responses(op: Operation) {

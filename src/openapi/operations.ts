@@ -37,8 +37,28 @@ const D = `${C}/domains/{domain_id}`;
 const S = `${D}/service/{service_id}`;
 const M = '/v2/models/{model_id}';
 const V = `${M}/versions/{model_version}`;
+const W = `${C}/webhooks`;
+const PW = '/v2/webhooks';
 
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
+
+/** The ten webhook routes under `base`; `kind` names the platform-wide set ("createPlatformWebhook"). */
+function webhookOperations(base: string, tenancy: Tenancy, perm: { read: Operation['permission']; write: Operation['permission'] }, kind: string): Operation[] {
+  const one = `${base}/{webhook_id}`;
+  const whose = kind ? 'a platform-wide' : "a tenant's";
+  return [
+    { id: `create${kind}Webhook`, method: 'POST', path: base, permission: perm.write, tenancy, summary: `Create ${whose} webhook endpoint; the answer holds its signing secret, once`, body: 'CreateWebhookRequest', response: 'WebhookWithSecret', status: 201, errors: [422] },
+    { id: `list${kind}Webhooks`, method: 'GET', path: base, permission: perm.read, tenancy, summary: `List ${kind ? 'the platform-wide' : "a tenant's"} webhook endpoints`, response: 'Webhook', status: 200, paginated: true, query: statusFilter(['active', 'disabled', 'failing']) },
+    { id: `get${kind}Webhook`, method: 'GET', path: one, permission: perm.read, tenancy, summary: 'Read a webhook endpoint (never its secret)', response: 'Webhook', status: 200 },
+    { id: `update${kind}Webhook`, method: 'PUT', path: one, permission: perm.write, tenancy, summary: 'Change a webhook endpoint, or disable or re-activate it', body: 'UpdateWebhookRequest', response: 'Webhook', status: 200, errors: [422] },
+    { id: `delete${kind}Webhook`, method: 'DELETE', path: one, permission: perm.write, tenancy, summary: 'Delete a webhook endpoint and its delivery log', response: 'Webhook', status: 200 },
+    { id: `rotate${kind}WebhookSecret`, method: 'POST', path: `${one}/rotate-secret`, permission: perm.write, tenancy, summary: 'Replace the signing secret; the old one keeps signing beside it for a grace period', response: 'WebhookSecret', status: 200 },
+    { id: `ping${kind}Webhook`, method: 'POST', path: `${one}/ping`, permission: perm.write, tenancy, summary: 'Send a webhook.test event to this endpoint', response: 'WebhookDelivery', status: 202, errors: [422] },
+    { id: `list${kind}WebhookDeliveries`, method: 'GET', path: `${one}/deliveries`, permission: perm.read, tenancy, summary: 'The delivery log of an endpoint, newest first: attempts, status codes, latency, next retry', response: 'WebhookDelivery', status: 200, paginated: true, query: statusFilter(['pending', 'succeeded', 'failed']) },
+    { id: `get${kind}WebhookDelivery`, method: 'GET', path: `${one}/deliveries/{delivery_id}`, permission: perm.read, tenancy, summary: 'One delivery with its attempts', response: 'WebhookDelivery', status: 200 },
+    { id: `redeliver${kind}WebhookDelivery`, method: 'POST', path: `${one}/deliveries/{delivery_id}/redeliver`, permission: perm.write, tenancy, summary: 'Send a succeeded or failed delivery again (same event id)', response: 'WebhookDelivery', status: 202, errors: [409] },
+  ];
+}
 
 /** Every route of the API: the one table that names its permission, tenancy and schemas. */
 export const OPERATIONS: Operation[] = [
@@ -103,6 +123,11 @@ export const OPERATIONS: Operation[] = [
   { id: 'getSubscription', method: 'GET', path: `${M}/event-subscriptions/{subscription_id}`, permission: 'read_models', tenancy: 'global', summary: 'An event subscription', response: 'Subscription', status: 200 },
   { id: 'setSubscriptionStatus', method: 'PUT', path: `${M}/event-subscriptions/{subscription_id}/new_status`, permission: 'write_models', tenancy: 'global', summary: 'Re-activate (re-validated) or disable a subscription', body: 'SubscriptionStatusRequest', response: 'Subscription', status: 200, errors: [422] },
   { id: 'deleteSubscription', method: 'DELETE', path: `${M}/event-subscriptions/{subscription_id}`, permission: 'write_models', tenancy: 'global', summary: 'Disable a subscription (kept for the jobs it started)', response: 'Subscription', status: 200 },
+
+  // Webhooks: a tenant's endpoints (tenant check), and the platform-wide ones, which see every tenant's events
+  // and the registry's, for administrators only.
+  ...webhookOperations(W, 'tenant', { read: 'client_read', write: 'manage_webhooks' }, ''),
+  ...webhookOperations(PW, 'global', { read: 'admin', write: 'admin' }, 'Platform'),
 ];
 
 export const OPERATIONS_BY_ID = new Map(OPERATIONS.map((op) => [op.id, op]));

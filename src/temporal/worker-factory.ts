@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
+import { createWebhookActivities } from '../../activities/webhooks';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import { jobGatewayFor } from './job-gateway';
@@ -62,11 +63,12 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     maxCascadeDepth: config.jobs.maxCascadeDepth,
     metrics: deps.metrics,
   });
+  const webhookActivities = createWebhookActivities({ knex: deps.knex, config: config.webhooks, jobUiUrl: (jobId) => gateway.uiUrl(jobId) });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities,
+    activities: { ...activities, ...webhookActivities },
     // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
     // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
     shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,

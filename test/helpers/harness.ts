@@ -119,7 +119,7 @@ export class Harness {
     const verify = remote
       ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app, router } = createApp({ config, knex, gateway, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
+    const { app, router } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();
     const checker = new ContractChecker(buildOpenApiDocument());

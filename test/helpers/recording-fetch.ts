@@ -40,6 +40,10 @@ export function stableExamples(recorded: RecordedExamples, now = Date.now()): Re
       if (!ids.has(id)) ids.set(id, `0197a000-0000-7000-8000-${String(ids.size + 1).padStart(12, '0')}`);
       return ids.get(id)!;
     })
-    .replace(TIMESTAMP, (at) => (Math.abs(Date.parse(at) - now) < 86400000 ? '2025-06-02T09:00:00.000Z' : at));
+    .replace(TIMESTAMP, (at) => (Math.abs(Date.parse(at) - now) < 86400000 ? '2025-06-02T09:00:00.000Z' : at))
+    // Webhooks: the random signing secrets, the measured latencies, and the local receiver's address and port.
+    .replace(/whsec_[A-Za-z0-9+/=]+/g, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=')
+    .replace(/"(last_)?latency_ms": \d+/g, '"$1latency_ms": 37')
+    .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'https://hooks.example.com');
   return JSON.parse(text);
 }

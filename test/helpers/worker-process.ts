@@ -10,7 +10,9 @@ const root = path.resolve(__dirname, '../..');
 export async function spawnServiceProcess(entry: string, readyText: string, env: Record<string, string>, timeoutMs = 60000): Promise<ChildProcess & { output(): string }> {
   const child = spawn(process.execPath, ['-r', path.join(__dirname, 'ts-register.js'), path.join(root, entry)], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    // Off unless a test asks for it: a dispatcher starts delivery workflows on its own task queue, and the
+    // shared test database holds other tests' webhook events (production workers share one queue).
+    env: { ...process.env, LOG_LEVEL: 'info', WEBHOOK_DISPATCHER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -16,7 +16,7 @@ function pathFor(op: Operation, clientId = TENANT): string {
   return op.path
     .replace('{client_id}', clientId)
     .replace(/\{(model_job_id|job_id)\}/, '01890000-0000-7000-8000-000000000000')
-    .replace(/\{subscription_id\}/, '01890000-0000-7000-8000-000000000001')
+    .replace(/\{(subscription_id|webhook_id|delivery_id)\}/g, '01890000-0000-7000-8000-000000000001')
     .replace(/\{[a-z_]+\}/g, 'matrix-x');
 }
 

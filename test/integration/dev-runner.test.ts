@@ -50,7 +50,7 @@ describe('npm start (the dev runner)', () => {
   it('uses the given Postgres, Temporal and identity provider and starts nothing else', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'mos-dev-'));
     const runner = await startDevRunner({
-      env: { PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testEnv.databaseUrl, TEMPORAL_ADDRESS: testEnv.temporalAddress, AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json', AUTH_ISSUER: 'https://idp.example/', TEMPORAL_TASK_QUEUE: 'dev-runner-test' },
+      env: { PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testEnv.databaseUrl, TEMPORAL_ADDRESS: testEnv.temporalAddress, AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json', AUTH_ISSUER: 'https://idp.example/', TEMPORAL_TASK_QUEUE: 'dev-runner-test', WEBHOOK_DISPATCHER: 'off' },
       root, dataDir, workflowBundle: bundle(),
     });
     try {

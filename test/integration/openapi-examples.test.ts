@@ -5,6 +5,7 @@ import { eventually } from '../helpers/fixtures';
 import { recordingFetch, stableExamples, RecordedExamples } from '../helpers/recording-fetch';
 import { createApiClient, ApiClient } from '../../client';
 import { OPERATIONS } from '../../src/openapi/operations';
+import { startReceiver } from '../helpers/webhook-receiver';
 
 const EXAMPLES_FILE = path.resolve(__dirname, '../../src/openapi/examples.json');
 const DEPARTURE = '2031-07-01T09:30:00.000Z';
@@ -33,7 +34,8 @@ describe('the examples of the OpenAPI document', () => {
   let reader: ApiClient;
   const recorded: RecordedExamples = {};
   beforeAll(async () => {
-    h = await Harness.start({ worker: true });
+    // The walk's webhook receiver listens on 127.0.0.1; stableExamples shows it as https://hooks.example.com.
+    h = await Harness.start({ worker: true, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_RANGES: '127.0.0.1/32' } });
     api = createApiClient({ baseUrl: h.baseUrl, token: () => h.adminToken(), fetch: recordingFetch(recorded) });
     reader = createApiClient({ baseUrl: h.baseUrl, token: () => h.adminToken() });
   });
@@ -153,6 +155,50 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.GET('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}', { params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: init.job_id } } }));
     await ok(api.GET('/v2/models/{model_id}/versions/{model_version}/jobs', { params: { path: { model_id: 'fare-model', model_version: '1' } } }));
     await ok(api.GET('/v2/clients/{client_id}/jobs', { params: { path: client, query: { job_type: 'inference' } } }));
+
+    // Webhooks, last: nothing changes after they exist, so their logs hold only the walk's pings.
+    const receiver = await startReceiver();
+    try {
+      const delivered = (read: () => Promise<{ status: string }>) => eventually(async () => (await read()).status === 'succeeded', 20000, 'webhook delivery');
+      const hook = await ok(api.POST('/v2/clients/{client_id}/webhooks', {
+        params: { path: client }, body: { url: receiver.url('globex/mos'), event_types: ['job.succeeded', 'job.failed', 'service.available', 'service.failed'], filter: { domain_id: 'eu-flights' }, description: 'Ops alerts' },
+      }));
+      const one = { ...client, webhook_id: hook.webhook_id };
+      await ok(api.GET('/v2/clients/{client_id}/webhooks/{webhook_id}', { params: { path: one } }));
+      await ok(api.PUT('/v2/clients/{client_id}/webhooks/{webhook_id}', { params: { path: one }, body: { description: 'Ops alerts (pager)', event_types: ['job.failed', 'job.timed_out', 'service.failed'] } }));
+      await ok(api.GET('/v2/clients/{client_id}/webhooks', { params: { path: client, query: { status: 'active' } } }));
+      await ok(api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/rotate-secret', { params: { path: one } }));
+      const ping = await ok(api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/ping', { params: { path: one } }));
+      const delivery = { ...one, delivery_id: ping.delivery_id };
+      const readDelivery = async () => ok(reader.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: delivery } }));
+      await delivered(readDelivery);
+      await ok(api.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: delivery } }));
+      await ok(api.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries', { params: { path: one } }));
+      await ok(api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path: delivery } }));
+      await delivered(readDelivery);
+      await ok(api.DELETE('/v2/clients/{client_id}/webhooks/{webhook_id}', { params: { path: one } }));
+
+      const platform = await ok(api.POST('/v2/webhooks', {
+        body: { url: receiver.url('platform/mos'), event_types: ['version.status_changed', 'subscription.stale', 'job.failed'], filter: { model_id: 'fare-model' }, description: 'Registry changes' },
+      }));
+      const p = { webhook_id: platform.webhook_id };
+      await ok(api.GET('/v2/webhooks/{webhook_id}', { params: { path: p } }));
+      await ok(api.PUT('/v2/webhooks/{webhook_id}', { params: { path: p }, body: { status: 'disabled' } }));
+      await ok(api.PUT('/v2/webhooks/{webhook_id}', { params: { path: p }, body: { status: 'active' } }));
+      await ok(api.GET('/v2/webhooks', { params: { query: { status: 'active' } } }));
+      await ok(api.POST('/v2/webhooks/{webhook_id}/rotate-secret', { params: { path: p } }));
+      const platformPing = await ok(api.POST('/v2/webhooks/{webhook_id}/ping', { params: { path: p } }));
+      const pd = { ...p, delivery_id: platformPing.delivery_id };
+      const readPlatformDelivery = async () => ok(reader.GET('/v2/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: pd } }));
+      await delivered(readPlatformDelivery);
+      await ok(api.GET('/v2/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: pd } }));
+      await ok(api.GET('/v2/webhooks/{webhook_id}/deliveries', { params: { path: p } }));
+      await ok(api.POST('/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path: pd } }));
+      await delivered(readPlatformDelivery);
+      await ok(api.DELETE('/v2/webhooks/{webhook_id}', { params: { path: p } }));
+    } finally {
+      await receiver.close();
+    }
 
     // Non-JSON answers (the Prometheus text of /metrics) have no example.
     const missing = OPERATIONS.filter((op) => !op.contentType && !recorded[op.id]).map((op) => op.id);

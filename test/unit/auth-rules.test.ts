@@ -1,4 +1,4 @@
-import { permissionsFromScopes } from '../../src/auth/permissions';
+import { permissionsFromScopes, PERMISSIONS } from '../../src/auth/permissions';
 import { principalFromClaims } from '../../src/auth/principal';
 import { tenantAccessProblem, globalAccessProblem, canSeeJob, visibleTenants } from '../../src/auth/access';
 import { loadConfig, AuthConfig } from '../../src/config';
@@ -20,7 +20,7 @@ describe('scope → permission mapping', () => {
   it('grants every permission to admin', () => {
     const grant = permissionsFromScopes('platform/admin', 'platform/');
     expect(grant.admin).toBe(true);
-    expect(grant.permissions.size).toBe(9);
+    expect(grant.permissions.size).toBe(PERMISSIONS.length);
   });
 
   it('ignores scopes without the prefix and non-string claims', () => {
@@ -37,7 +37,7 @@ describe('principals', () => {
   });
 
   it('gives a human in group admin every permission, others their scopes', () => {
-    expect(principal({ username: 'root', 'idp:groups': ['admin'] }).permissions.size).toBe(9);
+    expect(principal({ username: 'root', 'idp:groups': ['admin'] }).permissions.size).toBe(PERMISSIONS.length);
     expect([...principal({ username: 'al', 'idp:groups': ['client:acme'], scope: 'platform/client_read' }).permissions]).toEqual(['client_read']);
   });
 

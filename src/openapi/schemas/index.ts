@@ -3,8 +3,9 @@ import { tenantSchemas } from './tenants';
 import { modelSchemas } from './models';
 import { assignmentSchemas } from './assignments';
 import { jobSchemas } from './jobs';
+import { webhookSchemas } from './webhooks';
 
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
 /** Component schemas of the OpenAPI document: the single source for request validation and the docs. */
-export const schemas: Record<string, object> = { ...commonSchemas, ...tenantSchemas, ...modelSchemas, ...assignmentSchemas, ...jobSchemas };
+export const schemas: Record<string, object> = { ...commonSchemas, ...tenantSchemas, ...modelSchemas, ...assignmentSchemas, ...jobSchemas, ...webhookSchemas };

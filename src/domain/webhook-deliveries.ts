@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import * as repo from '../db/webhooks.repository';
+import { inTransaction } from '../db/transaction';
+import type { WebhookConfig } from '../webhooks/config';
+import { signatureHeader } from '../webhooks/signature';
+import { postWebhook } from '../webhooks/sender';
+import { targetPolicy } from '../webhooks/target-policy';
+import { renderEventBody } from '../webhooks/event-body';
+
+export type AttemptOutcome =
+  | { outcome: 'delivered' | 'skipped' }
+  /** `refused`: the target is not allowed (e.g. it now resolves to a private address); no retry helps. */
+  | { outcome: 'failed'; refused: boolean; attempt: number; error: string };
+
+/**
+ * The steps of a webhook delivery workflow, as application functions: the activities (activities/webhooks.ts)
+ * call these and add only what is theirs (the retry schedule's next attempt, failure types).
+ */
+export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfig; jobUiUrl: (jobId: string) => string | null }) {
+  const { knex, config } = deps;
+  const policy = targetPolicy(config);
+
+  return {
+    async next(webhookId: string, orderingKey: string): Promise<string | null> {
+      return (await repo.nextPending(knex, webhookId, orderingKey)) ?? null;
+    },
+
+    /**
+     * One attempt: sign with every secret in force, POST, log the attempt. A delivery no longer pending, or whose
+     * endpoint is gone, is skipped. `nextAttemptAt` says when the retry schedule tries again (null: it gives up).
+     */
+    async attempt(deliveryId: string, nextAttemptAt: () => Date | null): Promise<AttemptOutcome> {
+      const delivery = await repo.findDelivery(knex, deliveryId);
+      const endpoint = delivery && delivery.status === 'pending' ? await repo.findEndpoint(knex, delivery.webhook_id) : undefined;
+      if (!delivery || !endpoint) return { outcome: 'skipped' };
+      if (endpoint.status === 'disabled') {
+        await repo.giveUp(knex, deliveryId, 'the endpoint is disabled');
+        return { outcome: 'skipped' };
+      }
+      const event = (await repo.findEvent(knex, delivery.event_id))!;
+      const body = renderEventBody(event, deps.jobUiUrl);
+      const attempt = await repo.beginAttempt(knex, deliveryId);
+      const attemptedAt = new Date();
+      const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+      const result = await postWebhook({
+        url: endpoint.url,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'model-orchestration-webhooks/1',
+          // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
+          'webhook-id': event.event_id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(repo.signingSecrets(endpoint, attemptedAt), event.event_id, timestamp, body),
+        },
+      }, { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 });
+      const delivered = !result.error;
+      await inTransaction(knex, async (trx) => {
+        await repo.recordAttempt(trx, deliveryId, {
+          delivery_id: deliveryId, attempt, attempted_at: attemptedAt, status_code: result.statusCode ?? null, latency_ms: result.latencyMs, error: result.error ?? null,
+        }, { status: delivered ? 'succeeded' : 'pending', nextAttemptAt: delivered || result.refused ? null : nextAttemptAt() });
+        if (delivered) await repo.endpointRecovered(trx, endpoint.webhook_id);
+      });
+      if (delivered) return { outcome: 'delivered' };
+      return { outcome: 'failed', refused: Boolean(result.refused), attempt, error: String(result.error) };
+    },
+
+    async giveUp(deliveryId: string, reason: string): Promise<void> {
+      await repo.giveUp(knex, deliveryId, `gave up: ${reason}`);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { WebhookConfig } from '../webhooks/config';
+import type { WebhookQueueInput } from '../../workflows/webhook-definitions';
+
+export function webhookWorkflowId(webhookId: string, orderingKey: string): string {
+  return `webhook-${webhookId}-${orderingKey}`;
+}
+
+export interface WebhookQueue {
+  webhook_id: string;
+  ordering_key: string;
+}
+
+export interface WebhookLauncher {
+  /** Makes sure the queue's delivery workflow runs: starts one, or leaves the open one to find the new delivery. */
+  launch(queue: WebhookQueue): Promise<void>;
+}
+
+/**
+ * The one place delivery workflows are started (API: pings and redeliveries; worker: the dispatcher).
+ * They carry no search attributes: the job workflows use 8 of the 10 Keyword slots (docs/temporal.md), and the
+ * workflow id already names the endpoint and the resource (`WorkflowId STARTS_WITH "webhook-<webhook_id>"`).
+ */
+export function createWebhookLauncher(options: { client: Client; taskQueue: string; config: WebhookConfig }): WebhookLauncher {
+  const { client, taskQueue, config } = options;
+  return {
+    async launch(queue) {
+      const input: WebhookQueueInput = { webhookId: queue.webhook_id, orderingKey: queue.ordering_key, retry: config.retry, attemptTimeoutSeconds: config.attemptTimeoutSeconds };
+      await client.workflow.start('webhookDeliveryWorkflow', {
+        workflowId: webhookWorkflowId(queue.webhook_id, queue.ordering_key),
+        taskQueue,
+        args: [input],
+        // An open run reads its queue from Postgres, so it picks up the new delivery itself: join it, never a
+        // second run beside it (that would break the order). A closed run is followed by a new one: the queue
+        // outlives its runs (later events of the same job or service, redeliveries).
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        staticSummary: `webhook deliveries of ${queue.ordering_key} to endpoint ${queue.webhook_id}`,
+      });
+    },
+  };
+}
