@@ -35,7 +35,7 @@ describe('the examples of the OpenAPI document', () => {
   const recorded: RecordedExamples = {};
   beforeAll(async () => {
     // The walk's webhook receiver listens on 127.0.0.1; stableExamples shows it as https://hooks.example.com.
-    h = await Harness.start({ worker: true, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_RANGES: '127.0.0.1/32' } });
+    h = await Harness.start({ worker: true, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_RANGES: '127.0.0.1/32', WEBHOOK_RETRY_INITIAL_MS: '500' } });
     api = createApiClient({ baseUrl: h.baseUrl, token: () => h.adminToken(), fetch: recordingFetch(recorded) });
     reader = createApiClient({ baseUrl: h.baseUrl, token: () => h.adminToken() });
   });
@@ -159,7 +159,7 @@ describe('the examples of the OpenAPI document', () => {
     // Webhooks, last: nothing changes after they exist, so their logs hold only the walk's pings.
     const receiver = await startReceiver();
     try {
-      const delivered = (read: () => Promise<{ status: string }>) => eventually(async () => (await read()).status === 'succeeded', 20000, 'webhook delivery');
+      const delivered = (read: () => Promise<{ status: string }>) => eventually(async () => (await read()).status === 'succeeded', 45000, 'webhook delivery');
       const hook = await ok(api.POST('/v2/clients/{client_id}/webhooks', {
         params: { path: client }, body: { url: receiver.url('globex/mos'), event_types: ['job.succeeded', 'job.failed', 'service.available', 'service.failed'], filter: { domain_id: 'eu-flights' }, description: 'Ops alerts' },
       }));
