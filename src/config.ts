@@ -42,6 +42,8 @@ export interface Config {
     maxCascadeDepth: number;
     /** Longest the completion route waits for the job's workflow to take the report and answer, before a 503. */
     completionWaitSeconds: number;
+    /** Whether this worker process runs the reconciler of pending job rows (JOB_RECONCILER=off: another one does). */
+    reconcilerEnabled: boolean;
   };
   /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobs: {
       completionDeadlineSeconds: integer(env, 'JOB_COMPLETION_DEADLINE_SECONDS', 3600),
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
+      reconcilerEnabled: env.JOB_RECONCILER !== 'off',
       completionWaitSeconds: integer(env, 'COMPLETION_WAIT_SECONDS', 10),
     },
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,

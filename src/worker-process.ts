@@ -36,13 +36,14 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
     : undefined;
   const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations, metrics, tracing });
   const gateway = jobGatewayFor(client, config, metrics);
-  const reconciler = startReconciler({ knex, gateway, log });
+  // Tests run several workers on their own task queues over one database: one reconciler must not take another's rows.
+  const reconciler = config.jobs.reconcilerEnabled ? startReconciler({ knex, gateway, log }) : undefined;
   const dispatcher = webhookDispatcherFor({ knex, client, config, log });
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {
-    reconciler.stop();
+    reconciler?.stop();
     await dispatcher?.stop();
     await connection.close();
     await client.connection.close();

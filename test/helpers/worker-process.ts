@@ -12,7 +12,7 @@ export async function spawnServiceProcess(entry: string, readyText: string, env:
     cwd: root,
     // Off unless a test asks for it: a dispatcher starts delivery workflows on its own task queue, and the
     // shared test database holds other tests' webhook events (production workers share one queue).
-    env: { ...process.env, LOG_LEVEL: 'info', WEBHOOK_DISPATCHER: 'off', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', WEBHOOK_DISPATCHER: 'off', JOB_RECONCILER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
