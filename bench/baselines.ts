@@ -75,7 +75,9 @@ export async function startBareHttp(databaseUrl: string, keys: JWTVerifyGetKey, 
     } else if ((m = MODEL.exec(path))) {
       result = await pool.query(
         `select m.*, case when exists (select 1 from model_versions v where v.model_id = m.id and v.status = 'active')
-         then 'active' else 'pending' end as status from models m where m.id = $1`, [m[1]]);
+         then 'active' else 'pending' end as status,
+         (select to_jsonb(v) from model_versions v where v.model_id = m.id order by v.created_at desc, v.version desc limit 1) as version
+         from models m where m.id = $1`, [m[1]]);
     }
     if (!result?.rows[0]) return answer(res, 404, { success: false, message: 'not found' });
     return answer(res, 200, result.rows[0]);

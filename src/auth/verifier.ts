@@ -38,9 +38,13 @@ function headerProblem(token: string): string | undefined {
  * are checked with `clockSkewSeconds` of tolerance (an `iat` in the future is refused). The error says what
  * failed in general terms; a key set that cannot be had is a 503, not a 401.
  */
-export function createTokenVerifier(options: { keys: JWTVerifyGetKey; issuer?: string; audience?: string; clockSkewSeconds?: number }): TokenVerifier {
+export function createTokenVerifier(options: { keys: JWTVerifyGetKey; issuer?: string; audience?: string; clockSkewSeconds?: number; cacheSize?: number }): TokenVerifier {
   const skew = options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
-  return async (token) => {
+  // A caller sends the same token with every request for its lifetime; its signature check (an RSA or EC verify)
+  // was the largest cost of a read. Verified tokens are remembered until their `exp` (+ skew), by their exact text.
+  const cacheSize = options.cacheSize ?? 10_000;
+  const verified = new Map<string, { payload: JWTPayload; until: number }>();
+  const verifyFresh = async (token: string): Promise<JWTPayload> => {
     const problem = headerProblem(token);
     if (problem) throw new UnauthenticatedError(`invalid bearer token: ${problem}`);
     try {
@@ -59,6 +63,19 @@ export function createTokenVerifier(options: { keys: JWTVerifyGetKey; issuer?: s
       if (err instanceof ServiceError) throw err;
       throw new UnauthenticatedError(`invalid bearer token: ${reason(err)}`, { cause: err });
     }
+  };
+  return async (token) => {
+    const hit = verified.get(token);
+    if (hit) {
+      if (Date.now() < hit.until) return hit.payload;
+      verified.delete(token);
+    }
+    const payload = await verifyFresh(token);
+    if (cacheSize > 0 && typeof payload.exp === 'number') {
+      if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!);
+      verified.set(token, { payload, until: (payload.exp + skew) * 1000 });
+    }
+    return payload;
   };
 }
 

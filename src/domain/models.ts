@@ -95,7 +95,11 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       return envelope(knex, id);
     },
 
-    get: (modelId: string) => envelope(knex, modelId),
+    async get(modelId: string) {
+      const found = await repo.findModelWithNewestVersion(knex, modelId);
+      if (!found) return envelope(knex, modelId); // answers the 404
+      return { model: repo.toModel(found.model), version: found.version ? repo.toVersion(found.version) : null };
+    },
 
     list: (page: PageRequest, filter: { name?: string; status?: string }) => repo.listModels(knex, page, filter),
 

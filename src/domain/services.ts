@@ -77,6 +77,9 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     },
 
     async get(clientId: string, domainId: string, serviceId: string) {
+      const row = await repo.findServiceByIds(knex, clientId, domainId, serviceId);
+      if (row) return repo.toService(row, domainId);
+      // Not found: the lookups below say which of client, domain or service is missing.
       const domain = await requireDomain(knex, clientId, domainId);
       return repo.toService(await requireService(knex, domain, serviceId), domainId);
     },
