@@ -1,4 +1,7 @@
 import { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knexFactory from 'knex';
 import pino from 'pino';
@@ -6,6 +9,7 @@ import { generateKeyPair, exportJWK, createLocalJWKSet, SignJWT } from 'jose';
 import { loadConfig } from '../src/config';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { startDevServer } from '../src/temporal/dev-server';
+import { startTemporalServer } from '../src/temporal/server';
 import { connectTemporalClient } from '../src/temporal/connection';
 import { createJobGateway } from '../src/temporal/job-gateway';
 import { createJobWorker } from '../src/temporal/worker-factory';
@@ -15,12 +19,30 @@ import { builtinImplementations } from '../activities/in-process/registry';
 import { UserSchemaCompiler } from '../src/domain/json-schemas';
 import { FeatureRules, FeatureDefinition } from '../src/domain/features';
 import { createApiClient } from '../client';
+import { startBareWorker, startBare, startBareHttp } from './baselines';
+import { httpCaller, load, median, LoadResult } from './http-load';
+import { parkedJobs, ParkedResult } from './parked-jobs';
 
 /**
- * `npm run bench`: the API and the job path on this machine, against a real Postgres (TEST_DATABASE_URL or the
- * local one) and a Temporal dev server it starts. Prints its figures; not part of the test suite.
+ * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--only service]`: the service's paths
+ * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
+ * ratios printed per target of issue #18. Not part of the test suite. `--only service` skips the bare rounds
+ * (for profiling the service alone); `--parked 0` skips the memory scenario.
  */
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const TEMPORAL = arg('temporal', 'dev');
+const ROUNDS = Number(arg('rounds', '3'));
+const PARKED = Number(arg('parked', '2000'));
+const ONLY = arg('only', 'all');
+const INITS = Number(arg('inits', '200'));
+const INIT_CONCURRENCY = 16;
+const READS = Number(arg('reads', '2000'));
+const READ_CONNECTIONS = 32;
+const COMPLETIONS = Number(arg('completions', '30'));
 const FEATURES: FeatureDefinition[] = [
   { name: 'seats', json_schema: { type: 'integer', minimum: 1, maximum: 900 }, mandatory: true },
   { name: 'cabin', json_schema: { enum: ['economy', 'business', 'first'], default: 'economy' }, mandatory: true },
@@ -28,121 +50,228 @@ const FEATURES: FeatureDefinition[] = [
   { name: 'load', json_schema: { type: 'number', minimum: 0, maximum: 1 }, mandatory: false },
 ];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-/** Runs `total` calls of `fn` with `concurrency` in flight; returns per-call latencies (ms) and the wall time. */
-async function load(total: number, concurrency: number, fn: (i: number) => Promise<void>) {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) {
-      const i = next++;
-      const t = performance.now();
-      await fn(i);
-      latencies.push(performance.now() - t);
-    }
-  }));
-  const wall = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  return { wall, perSecond: (total / wall) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-}
-
-const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0);
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 0) : '-');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function run() {
-  const dbName = `mos_bench_${process.pid}`;
+  const stamp = `${process.pid}`;
+  const dbName = `mos_bench_${stamp}`;
   const admin = knexFactory({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
   await admin.raw(`CREATE DATABASE ${dbName}`);
   const dbUrl = new URL(ADMIN_URL);
   dbUrl.pathname = `/${dbName}`;
-  const server = await startDevServer({ headless: true });
+  const server = TEMPORAL === 'server'
+    ? await startTemporalServer({ postgresUrl: ADMIN_URL, databasePrefix: `mos_bench_temporal_${stamp}`, workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-')), headless: true })
+    : await startDevServer({ headless: true });
   const knex = createKnex(dbUrl.toString(), { max: 10 });
   const config = loadConfig({ TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: 'bench', MACHINE_CLIENTS: '{"bench":{"access":"platform"}}', AUTH_ISSUER: 'bench', LOG_LEVEL: 'silent' });
   const log = pino({ level: 'silent' });
   const temporal = await connectTemporalClient(server.address, 'default');
+  const stops: (() => Promise<unknown>)[] = [];
   try {
     await migrateLatest(knex);
     const { privateKey, publicKey } = await generateKeyPair('RS256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'bench' };
-    const token = await new SignJWT({ client_id: 'bench', scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'bench' }).setIssuer('bench').setExpirationTime('1h').sign(privateKey);
+    const token = await new SignJWT({ client_id: 'bench', scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'bench' }).setIssuer('bench').setExpirationTime('2h').sign(privateKey);
+    const keys = createLocalJWKSet({ keys: [jwk] });
     const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
-    const verify = createTokenVerifier({ keys: createLocalJWKSet({ keys: [jwk] }), issuer: 'bench' });
+    const verify = createTokenVerifier({ keys, issuer: 'bench' });
     const { app } = createApp({ config, knex, temporal, gateway, verify, log, inProcessNames: Object.keys(builtinImplementations) });
     const http = app.listen(0, '127.0.0.1');
     await new Promise((r) => http.once('listening', r));
+    stops.push(() => new Promise((r) => { http.closeAllConnections(); http.close(r); }));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     const departure = new Date(Date.now() + 86400000).toISOString();
     config.publicBaseUrl = base;
     const { worker, connection } = await createJobWorker({ config, knex, client: temporal, log, inProcess: builtinImplementations, sdkLogLevel: 'ERROR' });
     const workerRun = worker.run();
-    // The typed client of client/: the bench calls the API as a consumer would, and exercises the client.
+    stops.push(async () => { worker.shutdown(); await workerRun; await connection.close(); });
+    const bare = ONLY === 'service' ? undefined : await startBareWorker(server.address, temporal);
+    if (bare) stops.push(() => bare.stop());
+    const bareHttp = ONLY === 'service' ? undefined : await startBareHttp(dbUrl.toString(), keys, 'bench');
+    if (bareHttp) stops.push(() => bareHttp.stop());
+
+    // Setup through the typed client of client/, as a consumer would.
     const api = createApiClient({ baseUrl: base, token });
     const ok = async <T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> => {
       const { data, error, response } = await call;
       if (!response.ok) throw new Error(`${response.url}: ${response.status} ${JSON.stringify(error)}`);
       return data as T;
     };
-    const handlers = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } } as const;
-    await ok(api.POST('/v2/models', { body: { id: 'bench-model', name: 'bench', description: '', metadata: {}, handlers, features: FEATURES } }));
-    await ok(api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', { params: { path: { model_id: 'bench-model', model_version: '1' } }, body: { status: 'active' } }));
+    const model = async (id: string, inference: string, features?: FeatureDefinition[]) => {
+      await ok(api.POST('/v2/models', { body: { id, name: id, description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: inference } }, ...(features ? { features } : {}) } }));
+      await ok(api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', { params: { path: { model_id: id, model_version: '1' } }, body: { status: 'active' } }));
+    };
+    await model('bench-model', 'echo', FEATURES);
+    await model('manual-0', 'manual');
+    await model('manual-10', 'manual');
+    await model('cascade-target', 'echo');
+    for (let i = 0; i < 10; i++) {
+      await ok(api.POST('/v2/models/{model_id}/event-subscriptions', { params: { path: { model_id: 'manual-10' } }, body: { trigger_event: 'inference_complete', target_model_id: 'cascade-target', target_action: 'inference', input_source: 'trigger_output', label: `s${i}` } }));
+    }
     const bench = { client_id: 'bench' };
     const domain = { ...bench, domain_id: 'd' };
     await ok(api.PUT('/v2/clients/{client_id}', { params: { path: bench }, body: {} }));
     await ok(api.POST('/v2/clients/{client_id}/domains', { params: { path: bench }, body: { domain_id: 'd', features: FEATURES } }));
     await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/new_status', { params: { path: domain }, body: { status: 'active' } }));
     await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/model/assign', { params: { path: domain }, body: { model_id: 'bench-model' } }));
-    const init = (service_id: string, static_features: Record<string, unknown>) =>
-      ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', { params: { path: domain }, body: { service_id, departure_datetime: departure, static_features } }));
+    const readMe = await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', { params: { path: domain }, body: { service_id: 'read-me', departure_datetime: departure, static_features: { seats: 100 } } }));
 
-    console.log(`Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()})\n`);
+    const call = httpCaller(READ_CONNECTIONS);
+    const must = async (method: string, url: string, body?: unknown, expect = 200) => {
+      const res = await call(method, url, token, body);
+      if (res.status !== expect) throw new Error(`${method} ${url}: ${res.status} ${res.body}`);
+      return res.body;
+    };
+    const doneCount = async (ids: string[]) => {
+      const { n } = await knex('model_jobs').whereIn('job_id', ids).whereIn('status', ['success', 'failure']).count({ n: '*' }).first() as { n: number };
+      return n;
+    };
 
-    // 1. Authenticated reads: token verification, two checks, one indexed query.
-    await init('read-me', { seats: 100 });
-    const reads = await load(3000, 16, async () => {
-      await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', { params: { path: { ...domain, service_id: 'read-me' } } }));
-    });
-    console.log(`GET service               3000 requests, 16 in flight: ${fmt(reads.perSecond)} req/s, p50 ${fmt(reads.p50)} ms, p99 ${fmt(reads.p99)} ms`);
+    console.log(`Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()}, Temporal ${TEMPORAL === 'server' ? 'production-shaped server (Postgres, 4 shards)' : 'dev server'}, ${ROUNDS} interleaved rounds${ONLY === 'service' ? ', service only' : ''})\n`);
 
-    // 2. Init → in-process inference → service available: the whole durable job path.
-    const inits = 200;
-    const initStarted = performance.now();
-    const initLoad = await load(inits, 8, async (i) => {
-      await init(`svc-${i}`, { seats: 1 + (i % 800), cabin: 'business' });
-    });
-    for (;;) {
-      const { n } = await knex('model_jobs').where({ trigger: 'service_init', status: 'success' }).count({ n: '*' }).first() as { n: number };
-      if (n >= inits + 1) break;
-      await new Promise((r) => setTimeout(r, 100));
+    const figures: Record<string, number[]> = {};
+    const note = (name: string, value: number) => (figures[name] ??= []).push(value);
+
+    // Init → in-process echo → success: the service's round (inits accepted, then every job's success).
+    async function serviceJobs(round: number) {
+      const ids: string[] = [];
+      const started = performance.now();
+      const inits = await load(INITS, INIT_CONCURRENCY, async (i) => {
+        const body = await must('POST', `${base}/v2/clients/bench/domains/d/service/init`, { service_id: `r${round}-${i}`, departure_datetime: departure, static_features: { seats: 1 + (i % 800), cabin: 'business' } }, 202);
+        ids.push(JSON.parse(body).job_id);
+      });
+      while ((await doneCount(ids)) < ids.length) await sleep(20);
+      const wall = performance.now() - started;
+      note('service.inits', inits.perSecond);
+      note('service.initP50', inits.p50);
+      note('service.e2e', (INITS / wall) * 1000);
     }
-    const jobWall = performance.now() - initStarted;
-    console.log(`POST service/init         ${inits} inits, 8 in flight: ${fmt(initLoad.perSecond)} req/s accepted, p50 ${fmt(initLoad.p50)} ms, p99 ${fmt(initLoad.p99)} ms`);
-    console.log(`  init → job success      all ${inits} jobs done in ${fmt(jobWall / 1000)} s: ${fmt((inits / jobWall) * 1000)} jobs/s end to end`);
+    // The bare client: starts of the same-shape workflow (16 in flight), then every run's end.
+    async function bareJobs(round: number) {
+      const results: Promise<unknown>[] = [];
+      const started = performance.now();
+      const starts = await load(INITS, INIT_CONCURRENCY, async (i) => {
+        const handle = await startBare(temporal, `bare-${stamp}-${round}-${i}`, 'job');
+        results.push(handle.result());
+      });
+      await Promise.all(results);
+      const wall = performance.now() - started;
+      note('bare.starts', starts.perSecond);
+      note('bare.startP50', starts.p50);
+      note('bare.e2e', (INITS / wall) * 1000);
+    }
+    // Reads: the service's routes and the bare handler's, same token, same rows, 32 connections.
+    const reads: [string, string][] = [
+      ['service', `/v2/clients/bench/domains/d/service/read-me`],
+      ['job', `/v2/jobs/${readMe.job_id}`],
+      ['model', `/v2/models/bench-model`],
+    ];
+    async function readRound(side: 'service' | 'bare', what: string, route: string) {
+      const url = `${side === 'service' ? base : bareHttp!.url}${route}`;
+      const r: LoadResult = await load(READS, READ_CONNECTIONS, async () => { await must('GET', url); });
+      note(`${side}.read.${what}`, r.perSecond);
+    }
+    // Completions, one at a time: a job parked by the `manual` handler, reported through the API.
+    async function parkService(modelId: string, n: number): Promise<string[]> {
+      const ids: string[] = [];
+      await load(n, 8, async () => {
+        ids.push(JSON.parse(await must('POST', `${base}/v2/models/${modelId}/versions/1/infer`, { input: { x: 1 } }, 202)).job_id);
+      });
+      for (;;) {
+        const { n: pending } = await knex('model_jobs').whereIn('job_id', ids).where({ status: 'pending' }).count({ n: '*' }).first() as { n: number };
+        if (pending === 0) break;
+        await sleep(50);
+      }
+      await sleep(300);
+      return ids;
+    }
+    async function completeService(modelId: string, ids: string[], name: string) {
+      const r = await load(ids.length, 1, async (i) => {
+        const res = await call('POST', `${base}/v2/models/${modelId}/versions/1/jobs/${ids[i]}/complete`, token, { status: 'success', output: { i } });
+        if (res.status !== 200) throw new Error(`completion: ${res.status} ${res.body}`);
+      });
+      note(name, r.p50);
+    }
+    async function bareUpdates(round: number) {
+      const handles = await Promise.all(Array.from({ length: COMPLETIONS }, (_, i) => startBare(temporal, `bare-park-${stamp}-${round}-${i}`, 'park')));
+      await sleep(500);
+      const r = await load(handles.length, 1, async (i) => { await handles[i].executeUpdate('finish', { args: [{ i }] }); });
+      note('bare.update', r.p50);
+    }
 
-    // 3. The feature rules: compiled validators cached by content vs compiling per request.
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stdout.write(`round ${round}/${ROUNDS}: jobs`);
+      if (bare && round % 2 === 0) await bareJobs(round);
+      await serviceJobs(round);
+      if (bare && round % 2 === 1) await bareJobs(round);
+      process.stdout.write(', reads');
+      for (const [what, route] of reads) {
+        if (bareHttp && round % 2 === 0) await readRound('bare', what, route);
+        await readRound('service', what, route);
+        if (bareHttp && round % 2 === 1) await readRound('bare', what, route);
+      }
+      process.stdout.write(', completions');
+      const none = await parkService('manual-0', COMPLETIONS);
+      const ten = await parkService('manual-10', COMPLETIONS);
+      if (bare && round % 2 === 0) await bareUpdates(round);
+      await completeService('manual-0', none, 'service.complete0');
+      await completeService('manual-10', ten, 'service.complete10');
+      if (bare && round % 2 === 1) await bareUpdates(round);
+      console.log(` (load ${os.loadavg()[0].toFixed(2)})`);
+    }
+
+    const m = (k: string) => (figures[k] ? median(figures[k]) : NaN);
+    const all = (k: string, f = fmt) => (figures[k] ? figures[k].map(f).join(' / ') : '-');
+    console.log('\nmedians of the rounds (each round\'s figures after the slash-separated lists)');
+    const rows: [string, string, string, number, string, boolean][] = [];
+    const row = (target: string, s: string, b: string, ratio: number, goal: string, met: boolean) => rows.push([target, s, b, ratio, goal, met]);
+    const inits = m('service.inits'), starts = m('bare.starts');
+    row('job starts: accepted inits/s vs bare starts/s', `${fmt(inits)} (p50 ${fmt(m('service.initP50'))} ms) [${all('service.inits')}]`, `${fmt(starts)} (p50 ${fmt(m('bare.startP50'))} ms) [${all('bare.starts')}]`, inits / starts, '≥ 0.8', inits / starts >= 0.8);
+    const e2e = m('service.e2e'), bareE2e = m('bare.e2e');
+    row('end to end: echo jobs/s vs bare workflow/s', `${fmt(e2e)} [${all('service.e2e')}]`, `${fmt(bareE2e)} [${all('bare.e2e')}]`, e2e / bareE2e, '≥ 0.7', e2e / bareE2e >= 0.7);
+    for (const [what] of reads) {
+      const s = m(`service.read.${what}`), b = m(`bare.read.${what}`);
+      row(`reads: GET ${what} req/s vs bare handler`, `${fmt(s)} [${all(`service.read.${what}`)}]`, `${fmt(b)} [${all(`bare.read.${what}`)}]`, s / b, '≥ 0.8', s / b >= 0.8);
+    }
+    const c0 = m('service.complete0'), upd = m('bare.update'), c10 = m('service.complete10');
+    row('completion p50 ms, no subscriptions vs bare update', `${fmt(c0)} [${all('service.complete0')}]`, `${fmt(upd)} [${all('bare.update')}]`, c0 / upd, '≤ 2', c0 / upd <= 2);
+    row('completion p50 ms, 10 subscriptions vs none', `${fmt(c10)} [${all('service.complete10')}]`, `${fmt(c0)}`, c10 / c0, '≤ 2', c10 / c0 <= 2);
+    for (const [target, s, b, ratio, goal, met] of rows) {
+      console.log(`${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} (target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`);
+    }
+
+    // The feature rules: compiled validators cached by content vs compiling per request.
     const values = { seats: 120, cabin: 'first', legs: ['FRA', 'JFK'], load: 0.8 };
     const cached = new FeatureRules(new UserSchemaCompiler());
-    const n = 20000;
     let t = performance.now();
-    for (let i = 0; i < n; i++) cached.valueProblems(FEATURES, values);
-    const cachedUs = ((performance.now() - t) / n) * 1000;
-    const m = 300;
+    for (let i = 0; i < 20000; i++) cached.valueProblems(FEATURES, values);
+    const cachedUs = ((performance.now() - t) / 20000) * 1000;
     t = performance.now();
-    for (let i = 0; i < m; i++) new FeatureRules(new UserSchemaCompiler()).valueProblems(FEATURES, values);
-    const uncachedUs = ((performance.now() - t) / m) * 1000;
-    console.log(`feature validation        cached ${fmt(cachedUs)} µs/check, compiled per check ${fmt(uncachedUs)} µs/check: cache is ${fmt(uncachedUs / cachedUs)}x faster (same run)`);
+    for (let i = 0; i < 300; i++) new FeatureRules(new UserSchemaCompiler()).valueProblems(FEATURES, values);
+    const uncachedUs = ((performance.now() - t) / 300) * 1000;
+    console.log(`feature validation: cached ${fmt(cachedUs)} µs/check, compiled per check ${fmt(uncachedUs)} µs/check (${fmt(uncachedUs / cachedUs)}x)`);
 
-    worker.shutdown();
-    await workerRun;
-    await connection.close();
-    await new Promise((r) => http.close(r));
+    for (const stop of stops.reverse()) await stop();
+    stops.length = 0;
+
+    if (PARKED > 0) {
+      console.log(`\nmemory: ${PARKED} jobs parked waiting for their completion (API and worker as separate production processes)`);
+      const r: ParkedResult = await parkedJobs({ adminUrl: ADMIN_URL, temporalAddress: server.address, n: PARKED, log: (l) => console.log(l) });
+      const first = r.samples[0], peak = r.samples.reduce((a, s) => ({ api: Math.max(a.api, s.api), worker: Math.max(a.worker, s.worker) }), { api: 0, worker: 0 });
+      const perK = (x: number, y: number) => ((y - x) / r.jobs) * 1000;
+      const full = r.samples[r.samples.length - 2];
+      console.log(`  API    idle ${fmt(first.api)} MB, peak ${fmt(peak.api)} MB, +${fmt(perK(first.api, full.api))} MB per 1,000 parked jobs`);
+      console.log(`  worker idle ${fmt(first.worker)} MB, peak ${fmt(peak.worker)} MB, +${fmt(perK(first.worker, full.worker))} MB per 1,000 parked jobs`);
+      console.log(`  completed afterwards: ${r.completed} of ${r.jobs} answered 200, ${r.success} jobs success, in ${fmt(r.completeMs / 1000)} s`);
+    }
   } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await temporal.connection.close();
     await knex.destroy();
     await server.stop();
     await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    if ('databases' in server) for (const db of [server.databases.main, server.databases.visibility]) await admin.raw(`drop database if exists "${db}" with (force)`);
     await admin.destroy();
   }
 }

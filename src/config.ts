@@ -58,6 +58,8 @@ export interface Config {
     /** Worker: how long running activities get to finish after polling stops; then they are cancelled and retried elsewhere. */
     workerGraceSeconds: number;
   };
+  /** Worker: most job workflows kept in its sticky cache; evicted ones are replayed from history when they next wake. */
+  workerMaxCachedWorkflows: number;
   workerMetrics: {
     /** Port of the worker's /metrics (its own series and the Temporal SDK's); none when unset. */
     port?: number;
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 0),
       workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
     },
+    workerMaxCachedWorkflows: integer(env, 'WORKER_MAX_CACHED_WORKFLOWS', 500, 2),
     workerMetrics: {
       port: workerMetricsPort,
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),

@@ -49,6 +49,18 @@ export async function findModel(db: Db, id: string): Promise<ModelRow | undefine
   return modelsWithStatus(db).where('models.id', id).first();
 }
 
+/** A model with its newest version (or null), in one statement: the read path of GET /v2/models/{id}. */
+export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ model: ModelRow; version: VersionRow | null } | undefined> {
+  const row = await modelsWithStatus(db)
+    .select(db.raw(`(SELECT to_jsonb(v) FROM model_versions v WHERE v.model_id = models.id
+                     ORDER BY v.created_at DESC, v.version DESC LIMIT 1) AS newest_version`))
+    .where('models.id', id)
+    .first();
+  if (!row) return undefined;
+  const { newest_version: v, ...model } = row as ModelRow & { newest_version: (Omit<VersionRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null };
+  return { model, version: v ? { ...v, created_at: new Date(v.created_at), updated_at: new Date(v.updated_at) } : null };
+}
+
 export async function lockModel(db: Db, id: string): Promise<ModelRow | undefined> {
   await db('models').where({ id }).forUpdate().first();
   return findModel(db, id);

@@ -23,6 +23,14 @@ export async function findService(db: Db, domainUuid: string, serviceId: string,
   return q.first();
 }
 
+/** A service by its public ids, in one statement (the read path: no separate domain lookup). */
+export async function findServiceByIds(db: Db, clientId: string, domainId: string, serviceId: string): Promise<ServiceRow | undefined> {
+  return db('services')
+    .join('domains', 'domains.domain_uuid', 'services.domain_uuid')
+    .where({ 'domains.client_id': clientId, 'domains.domain_id': domainId, 'services.service_id': serviceId })
+    .first('services.*');
+}
+
 /** Locks a service row for an update that keeps its keys (so foreign-key checks of job inserts are not blocked). */
 export async function lockServiceByUuid(db: Db, serviceUuid: string): Promise<void> {
   await db('services').where({ service_uuid: serviceUuid }).forNoKeyUpdate().first('service_uuid');

@@ -86,7 +86,11 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       return envelope(knex, id);
     },
 
-    get: (modelId: string) => envelope(knex, modelId),
+    async get(modelId: string) {
+      const found = await repo.findModelWithNewestVersion(knex, modelId);
+      if (!found) return envelope(knex, modelId); // answers the 404
+      return { model: toModel(found.model), version: found.version ? toVersion(found.version) : null };
+    },
 
     list: async (page: PageRequest, filter: { name?: string; status?: string }) => mapPage(await repo.listModels(knex, page, filter), toModel),
 

@@ -80,6 +80,9 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     },
 
     async get(clientId: string, domainId: string, serviceId: string) {
+      const row = await repo.findServiceByIds(knex, clientId, domainId, serviceId);
+      if (row) return toService(row, domainId);
+      // Not found: the lookups below say which of client, domain or service is missing.
       const domain = await requireDomain(knex, clientId, domainId);
       return toService(await requireService(knex, domain, serviceId), domainId);
     },
