@@ -11,11 +11,13 @@ import { testEnv } from '../helpers/test-env';
  * (docs/workflow-changes.md).
  */
 const dir = path.join(__dirname, 'histories');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+// Today's histories at the top, those of earlier workflow versions in a folder named for the change that followed.
+const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort();
 
 describe('replay of recorded job histories', () => {
   it('finds the committed histories', () => {
     expect(files).toEqual(expect.arrayContaining(['successful-job.json', 'timed-out-job.json', 'cascading-job.json']));
+    expect(files).toEqual(expect.arrayContaining(['before-local-db-steps/successful-job.json', 'before-local-db-steps/cascading-job.json']));
   });
 
   it.each(files)('replays %s without a determinism violation', async (file) => {
