@@ -4,11 +4,23 @@ import tseslint from 'typescript-eslint';
 
 /** Imports a folder may not make: each entry is [glob of importers, patterns they may not import, why]. */
 const layers = [
-  ['src/db/**', ['**/domain/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**'], 'repositories depend on nothing above them'],
-  ['src/domain/**', ['**/http/**', '**/routes/**', '@temporalio/*', '**/activities/**'], 'application services reach Temporal through src/temporal/job-gateway.ts'],
+  [
+    'src/db/**',
+    ['**/domain/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**'],
+    'repositories depend on nothing above them',
+  ],
+  [
+    'src/domain/**',
+    ['**/http/**', '**/routes/**', '@temporalio/*', '**/activities/**'],
+    'application services reach Temporal through src/temporal/job-gateway.ts',
+  ],
   ['src/routes/**', ['**/db/**', '**/temporal/**', '@temporalio/*', '**/activities/**'], 'routes call application services only'],
   ['src/http/**', ['**/db/**', '**/temporal/**', '**/routes/**', '**/activities/**'], 'HTTP plumbing knows no storage or workflow'],
-  ['activities/**', ['**/db/**', '**/routes/**', '**/http/**'], 'activities call application functions (src/domain/job-runs.ts), not repositories'],
+  [
+    'activities/**',
+    ['**/db/**', '**/routes/**', '**/http/**'],
+    'activities call application functions (src/domain/job-runs.ts), not repositories',
+  ],
 ];
 
 export default tseslint.config(
@@ -67,8 +79,22 @@ export default tseslint.config(
     // Workflow code is replayed: it may import only the workflow SDK, its own contract modules and activity types.
     files: ['workflows/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../src/**'], message: 'workflows/ import only @temporalio/workflow, their own contract modules and activity types' }] }],
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'workflows/ import activities as types only' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../src/**'], message: 'workflows/ import only @temporalio/workflow, their own contract modules and activity types' },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'workflows/ import activities as types only' },
+          ],
+        },
+      ],
     },
   },
 );

@@ -31,9 +31,18 @@ export function toActivityFailure(err: unknown, via?: Dependency, attempt = curr
   switch (failure.kind) {
     case 'outage':
     case 'contention':
-      return ApplicationFailure.create({ type: DEPENDENCY_UNAVAILABLE, message: `${failure.dependency} unavailable: ${failure.reason}`, cause: err as Error });
+      return ApplicationFailure.create({
+        type: DEPENDENCY_UNAVAILABLE,
+        message: `${failure.dependency} unavailable: ${failure.reason}`,
+        cause: err as Error,
+      });
     case 'permanent':
-      return ApplicationFailure.create({ type: DEPENDENCY_REJECTED, message: `${failure.dependency} refused: ${failure.reason}`, nonRetryable: true, cause: err as Error });
+      return ApplicationFailure.create({
+        type: DEPENDENCY_REJECTED,
+        message: `${failure.dependency} refused: ${failure.reason}`,
+        nonRetryable: true,
+        cause: err as Error,
+      });
     default:
       return attempt >= UNKNOWN_FAILURE_ATTEMPTS
         ? ApplicationFailure.create({ message: `${message} (after ${attempt} attempts)`, nonRetryable: true, cause: err as Error })

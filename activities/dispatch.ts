@@ -48,15 +48,21 @@ function runTaskFailure(reason: string, detail: string): Error {
     : ApplicationFailure.create({ message, type: DEPENDENCY_REJECTED, nonRetryable: true });
 }
 
-async function invokeLambda(client: LambdaClient, handler: Extract<Handler, { type: 'lambda' }>, payload: DispatchPayload): Promise<DispatchResult> {
+async function invokeLambda(
+  client: LambdaClient,
+  handler: Extract<Handler, { type: 'lambda' }>,
+  payload: DispatchPayload,
+): Promise<DispatchResult> {
   let response;
   try {
-    response = await client.send(new InvokeCommand({
-      FunctionName: handler.arn,
-      Qualifier: handler.version,
-      InvocationType: 'Event',
-      Payload: Buffer.from(JSON.stringify(payload)),
-    }));
+    response = await client.send(
+      new InvokeCommand({
+        FunctionName: handler.arn,
+        Qualifier: handler.version,
+        InvocationType: 'Event',
+        Payload: Buffer.from(JSON.stringify(payload)),
+      }),
+    );
   } catch (err) {
     throw awsFailure(err, 'Lambda Invoke');
   }
@@ -66,36 +72,52 @@ async function invokeLambda(client: LambdaClient, handler: Extract<Handler, { ty
   return { kind: 'awaiting' };
 }
 
-async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'container_task' }>, payload: DispatchPayload): Promise<DispatchResult> {
+async function runTask(
+  client: ECSClient,
+  handler: Extract<Handler, { type: 'container_task' }>,
+  payload: DispatchPayload,
+): Promise<DispatchResult> {
   const [cluster, taskDefinition] = handler.target.split('/');
   const launch = handler.launch ?? {};
   const containerName = launch.container_name ?? taskDefinition.split(':')[0];
   let response;
   try {
-    response = await client.send(new RunTaskCommand({
-      cluster,
-      taskDefinition,
-      count: 1,
-      startedBy: `job-${payload.job_id}`.slice(0, 36),
-      // ECS runs one task per client token, so a dispatch retried after a lost answer starts no second task.
-      clientToken: payload.job_id,
-      ...(launch.launch_type ? { launchType: launch.launch_type as LaunchType } : {}),
-      ...(launch.subnets?.length
-        ? { networkConfiguration: { awsvpcConfiguration: { subnets: launch.subnets, securityGroups: launch.security_groups, assignPublicIp: launch.assign_public_ip ? 'ENABLED' : 'DISABLED' } } }
-        : {}),
-      overrides: {
-        containerOverrides: [{
-          name: containerName,
-          environment: [
-            { name: 'MOS_JOB', value: JSON.stringify(payload) },
-            { name: 'MOS_JOB_ID', value: payload.job_id },
-            { name: 'MOS_COMPLETION_URL', value: payload.completion.url },
-            // The name OpenTelemetry's environment-variable carrier reads.
-            ...(payload.traceparent ? [{ name: 'TRACEPARENT', value: payload.traceparent }] : []),
+    response = await client.send(
+      new RunTaskCommand({
+        cluster,
+        taskDefinition,
+        count: 1,
+        startedBy: `job-${payload.job_id}`.slice(0, 36),
+        // ECS runs one task per client token, so a dispatch retried after a lost answer starts no second task.
+        clientToken: payload.job_id,
+        ...(launch.launch_type ? { launchType: launch.launch_type as LaunchType } : {}),
+        ...(launch.subnets?.length
+          ? {
+              networkConfiguration: {
+                awsvpcConfiguration: {
+                  subnets: launch.subnets,
+                  securityGroups: launch.security_groups,
+                  assignPublicIp: launch.assign_public_ip ? 'ENABLED' : 'DISABLED',
+                },
+              },
+            }
+          : {}),
+        overrides: {
+          containerOverrides: [
+            {
+              name: containerName,
+              environment: [
+                { name: 'MOS_JOB', value: JSON.stringify(payload) },
+                { name: 'MOS_JOB_ID', value: payload.job_id },
+                { name: 'MOS_COMPLETION_URL', value: payload.completion.url },
+                // The name OpenTelemetry's environment-variable carrier reads.
+                ...(payload.traceparent ? [{ name: 'TRACEPARENT', value: payload.traceparent }] : []),
+              ],
+            },
           ],
-        }],
-      },
-    }));
+        },
+      }),
+    );
   } catch (err) {
     throw awsFailure(err, 'ECS RunTask');
   }
@@ -106,15 +128,27 @@ async function runTask(client: ECSClient, handler: Extract<Handler, { type: 'con
   return { kind: 'awaiting' };
 }
 
-async function runInProcess(registry: InProcessRegistry, handler: Extract<Handler, { type: 'in_process' }>, payload: DispatchPayload): Promise<DispatchResult> {
+async function runInProcess(
+  registry: InProcessRegistry,
+  handler: Extract<Handler, { type: 'in_process' }>,
+  payload: DispatchPayload,
+): Promise<DispatchResult> {
   const implementation = registry[handler.name];
   if (!implementation) {
-    throw ApplicationFailure.create({ message: `no in-process implementation named ${handler.name}`, type: DEPENDENCY_REJECTED, nonRetryable: true });
+    throw ApplicationFailure.create({
+      message: `no in-process implementation named ${handler.name}`,
+      type: DEPENDENCY_REJECTED,
+      nonRetryable: true,
+    });
   }
   try {
     const output = await implementation({
-      jobId: payload.job_id, jobType: payload.job_type, modelId: payload.model_id, modelVersion: payload.model_version,
-      input: payload.input, triggerOutput: payload.trigger_output,
+      jobId: payload.job_id,
+      jobType: payload.job_type,
+      modelId: payload.model_id,
+      modelVersion: payload.model_version,
+      input: payload.input,
+      triggerOutput: payload.trigger_output,
     });
     if (output === AWAIT_COMPLETION_REPORT) return { kind: 'awaiting' };
     return { kind: 'completed', report: { status: 'success', output: output ?? {} } };

@@ -69,7 +69,11 @@ export function createActivities(deps: ActivityDeps) {
       try {
         return await dispatch(deps.clients, order.handler, {
           ...order.job,
-          completion: { method: 'POST', path: order.completionPath, url: `${deps.publicBaseUrl.replace(/\/$/, '')}${order.completionPath}` },
+          completion: {
+            method: 'POST',
+            path: order.completionPath,
+            url: `${deps.publicBaseUrl.replace(/\/$/, '')}${order.completionPath}`,
+          },
           ...traceparent(),
         });
       } catch (err) {

@@ -36,7 +36,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async deliverWebhook(deliveryId: string): Promise<'delivered' | 'skipped'> {
       const result = await deliveries.attempt(deliveryId, () => nextAttemptAt(deps.config.retry));
       if (result.outcome !== 'failed') return result.outcome;
-      if (result.refused) throw ApplicationFailure.create({ type: WEBHOOK_TARGET_REFUSED, message: `target refused: ${result.error}`, nonRetryable: true });
+      if (result.refused)
+        throw ApplicationFailure.create({ type: WEBHOOK_TARGET_REFUSED, message: `target refused: ${result.error}`, nonRetryable: true });
       throw ApplicationFailure.create({ type: WEBHOOK_ATTEMPT_FAILED, message: `attempt ${result.attempt}: ${result.error}` });
     },
 

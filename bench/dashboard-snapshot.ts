@@ -22,7 +22,11 @@ const SCRAPE_MS = 2000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Samples = Map<string, number>; // `name{a="x",b="y"}` → value
-interface Scrape { t: number; api: Samples; worker: Samples }
+interface Scrape {
+  t: number;
+  api: Samples;
+  worker: Samples;
+}
 
 function parse(text: string): Samples {
   const out: Samples = new Map();
@@ -42,7 +46,11 @@ function labelsOf(key: string): Record<string, string> {
 
 function spawnEntry(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
   const js = path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'));
-  const child = spawn(process.execPath, [js], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [js], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -67,7 +75,11 @@ async function run() {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'dash', alg: 'RS256' };
   const jwks = await serveJwks(jwk);
-  const token = await new SignJWT({ client_id: 'dash', scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'dash' }).setIssuer('dash').setExpirationTime('1h').sign(privateKey);
+  const token = await new SignJWT({ client_id: 'dash', scope: 'platform/admin' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'dash' })
+    .setIssuer('dash')
+    .setExpirationTime('1h')
+    .sign(privateKey);
   const children: ChildProcess[] = [];
 
   // A Lambda-like handler: accepts the invoke, reports a while later. Some fail, a few report twice with the
@@ -75,20 +87,30 @@ async function run() {
   let reportsInFlight = 0;
   const lambda = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => (body += c)).on('end', () => {
-      res.writeHead(202).end();
-      const job = JSON.parse(body);
-      const roll = Math.random();
-      if (roll < 0.04) return;
-      const status = roll < 0.14 ? 'failure' : 'success';
-      reportsInFlight++;
-      setTimeout(async () => {
-        const report = (s: string) => fetch(job.completion.url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: s, output: { score: roll } }) }).catch(() => undefined);
-        await report(status);
-        if (roll > 0.95) await report(status === 'success' ? 'failure' : 'success');
-        reportsInFlight--;
-      }, 200 + Math.random() * 1800);
-    });
+    req
+      .on('data', (c) => (body += c))
+      .on('end', () => {
+        res.writeHead(202).end();
+        const job = JSON.parse(body);
+        const roll = Math.random();
+        if (roll < 0.04) return;
+        const status = roll < 0.14 ? 'failure' : 'success';
+        reportsInFlight++;
+        setTimeout(
+          async () => {
+            const report = (s: string) =>
+              fetch(job.completion.url, {
+                method: 'POST',
+                headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+                body: JSON.stringify({ status: s, output: { score: roll } }),
+              }).catch(() => undefined);
+            await report(status);
+            if (roll > 0.95) await report(status === 'success' ? 'failure' : 'success');
+            reportsInFlight--;
+          },
+          200 + Math.random() * 1800,
+        );
+      });
   });
   await new Promise<void>((r) => lambda.listen(0, '127.0.0.1', r));
   const lambdaUrl = `http://127.0.0.1:${(lambda.address() as { port: number }).port}`;
@@ -96,21 +118,46 @@ async function run() {
   try {
     const [apiPort, workerPort, sdkPort] = [await freePort(), await freePort(), await freePort()];
     const common = {
-      DATABASE_URL: dbUrl.toString(), TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'dashboard',
-      AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: 'dash', MACHINE_CLIENTS: '{"dash":{"access":"platform"}}',
-      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`, JOB_COMPLETION_DEADLINE_SECONDS: '8',
-      AWS_ENDPOINT_URL_LAMBDA: lambdaUrl, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y',
+      DATABASE_URL: dbUrl.toString(),
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: 'dashboard',
+      AUTH_JWKS_URL: jwks.url,
+      AUTH_ISSUER: 'dash',
+      MACHINE_CLIENTS: '{"dash":{"access":"platform"}}',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      JOB_COMPLETION_DEADLINE_SECONDS: '8',
+      AWS_ENDPOINT_URL_LAMBDA: lambdaUrl,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y',
     };
     children.push(await spawnEntry('src/main.ts', { ...common, PORT: String(apiPort) }, 'API listening'));
-    children.push(await spawnEntry('src/worker.ts', { ...common, WORKER_METRICS_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) }, 'worker running'));
+    children.push(
+      await spawnEntry(
+        'src/worker.ts',
+        { ...common, WORKER_METRICS_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) },
+        'worker running',
+      ),
+    );
     const api = `http://127.0.0.1:${apiPort}`;
     const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(api + p, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() as any };
+      const res = await fetch(api + p, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
     };
     const lambdaHandler = (name: string) => ({ type: 'lambda', arn: `arn:aws:lambda:eu-west-1:123456789012:function:${name}` });
     const model = async (id: string, handler: object) => {
-      await call('POST', '/v2/models', { id, name: id, description: '', metadata: {}, handlers: { training: handler, inference: handler }, features: [] });
+      await call('POST', '/v2/models', {
+        id,
+        name: id,
+        description: '',
+        metadata: {},
+        handlers: { training: handler, inference: handler },
+        features: [],
+      });
       await call('PUT', `/v2/models/${id}/versions/1/new_status`, { status: 'active' });
     };
     await model('scorer', lambdaHandler('scorer'));
@@ -118,7 +165,14 @@ async function run() {
     await model('enricher', { type: 'in_process', name: 'echo' });
     await model('retired', { type: 'in_process', name: 'echo' });
     await model('flaky', { type: 'in_process', name: 'fail' });
-    const subscribe = (from: string, to: string) => call('POST', `/v2/models/${from}/event-subscriptions`, { trigger_event: 'inference_complete', target_model_id: to, target_action: 'inference', input_source: 'trigger_output', label: to });
+    const subscribe = (from: string, to: string) =>
+      call('POST', `/v2/models/${from}/event-subscriptions`, {
+        trigger_event: 'inference_complete',
+        target_model_id: to,
+        target_action: 'inference',
+        input_source: 'trigger_output',
+        label: to,
+      });
     await subscribe('scorer', 'enricher');
     await subscribe('ranker', 'enricher');
     await subscribe('ranker', 'retired');
@@ -129,7 +183,10 @@ async function run() {
     let scraping = true;
     const scraper = (async () => {
       while (scraping) {
-        const [a, w] = await Promise.all([fetch(`${api}/metrics`).then((r) => r.text()), fetch(`http://127.0.0.1:${workerPort}/metrics`).then((r) => r.text())]);
+        const [a, w] = await Promise.all([
+          fetch(`${api}/metrics`).then((r) => r.text()),
+          fetch(`http://127.0.0.1:${workerPort}/metrics`).then((r) => r.text()),
+        ]);
         scrapes.push({ t: (Date.now() - started) / 1000, api: parse(a), worker: parse(w) });
         await sleep(SCRAPE_MS);
       }
@@ -137,20 +194,28 @@ async function run() {
 
     // Load in phases: a ramp up, a peak, a dip and a second burst.
     // Sized for a small machine (2 cores shared by Postgres, Temporal, the API and the worker).
-    const phases = [{ seconds: 15, concurrency: 1 }, { seconds: 20, concurrency: 3 }, { seconds: 15, concurrency: 6 }, { seconds: 15, concurrency: 2 }, { seconds: 15, concurrency: 5 }];
+    const phases = [
+      { seconds: 15, concurrency: 1 },
+      { seconds: 20, concurrency: 3 },
+      { seconds: 15, concurrency: 6 },
+      { seconds: 15, concurrency: 2 },
+      { seconds: 15, concurrency: 5 },
+    ];
     const mix = ['scorer', 'scorer', 'ranker', 'enricher', 'enricher', 'enricher', 'flaky'];
     let jobs = 0;
     for (const phase of phases) {
       const until = Date.now() + phase.seconds * 1000;
-      await Promise.all(Array.from({ length: phase.concurrency }, async () => {
-        while (Date.now() < until) {
-          const target = mix[Math.floor(Math.random() * mix.length)];
-          const res = await call('POST', `/v2/models/${target}/versions/1/infer`, { input: { n: jobs } });
-          if (res.status === 202) jobs++;
-          await call('GET', `/v2/models/${target}/versions/1/jobs/${res.body.job_id}`);
-          await sleep(150);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: phase.concurrency }, async () => {
+          while (Date.now() < until) {
+            const target = mix[Math.floor(Math.random() * mix.length)];
+            const res = await call('POST', `/v2/models/${target}/versions/1/infer`, { input: { n: jobs } });
+            if (res.status === 202) jobs++;
+            await call('GET', `/v2/models/${target}/versions/1/jobs/${res.body.job_id}`);
+            await sleep(150);
+          }
+        }),
+      );
     }
     await sleep(12000); // the time-outs and the last reports
     scraping = false;
@@ -161,8 +226,22 @@ async function run() {
     mkdirSync(path.dirname(out), { recursive: true });
     const html = path.join(os.tmpdir(), `mos-dashboard-${process.pid}.html`);
     writeFileSync(html, renderPage(scrapes, jobs));
-    const shot = spawnSync('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run',
-      '--hide-scrollbars', `--window-size=1500,1290`, `--screenshot=${out}`, `file://${html}`], { stdio: 'inherit' });
+    const shot = spawnSync(
+      'chromium',
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--hide-scrollbars',
+        `--window-size=1500,1290`,
+        `--screenshot=${out}`,
+        `file://${html}`,
+      ],
+      { stdio: 'inherit' },
+    );
     if (shot.status !== 0) throw new Error('chromium could not take the screenshot');
     console.log(`wrote ${out}`);
   } finally {
@@ -184,7 +263,14 @@ type Series = { name: string; points: [number, number | null][] };
 const WINDOW = 3; // scrapes per rate window (6 s)
 
 /** sum by (labels) of rate(counter) over the window; one series per label combination. */
-function rate(scrapes: Scrape[], source: Source[], metric: string, by: string[], legend: (l: Record<string, string>) => string, filter: (l: Record<string, string>) => boolean = () => true): Series[] {
+function rate(
+  scrapes: Scrape[],
+  source: Source[],
+  metric: string,
+  by: string[],
+  legend: (l: Record<string, string>) => string,
+  filter: (l: Record<string, string>) => boolean = () => true,
+): Series[] {
   const series = new Map<string, [number, number | null][]>();
   for (let i = WINDOW; i < scrapes.length; i++) {
     const [a, b] = [scrapes[i - WINDOW], scrapes[i]];
@@ -221,7 +307,13 @@ function gauge(scrapes: Scrape[], source: Source[], metric: string, legend: (l: 
 }
 
 /** histogram_quantile(q, sum by (le, group) (rate(bucket[window]))). */
-function quantile(scrapes: Scrape[], source: Source[], metric: string, q: number, group: (l: Record<string, string>) => string | undefined): Series[] {
+function quantile(
+  scrapes: Scrape[],
+  source: Source[],
+  metric: string,
+  q: number,
+  group: (l: Record<string, string>) => string | undefined,
+): Series[] {
   const series = new Map<string, [number, number | null][]>();
   for (let i = WINDOW; i < scrapes.length; i++) {
     const [a, b] = [scrapes[i - WINDOW], scrapes[i]];
@@ -258,28 +350,104 @@ function quantile(scrapes: Scrape[], source: Source[], metric: string, q: number
   return [...series].filter(([, p]) => p.some(([, v]) => v !== null)).map(([name, points]) => ({ name, points }));
 }
 
-interface Panel { title: string; unit: string; series: Series[] }
+interface Panel {
+  title: string;
+  unit: string;
+  series: Series[];
+}
 
 function panels(s: Scrape[]): Panel[] {
   const both: Source[] = ['api', 'worker'];
   const notProbe = (l: Record<string, string>) => !/^\/metrics|^\/v2\/health/.test(l.route ?? '');
   return [
-    { title: 'Jobs started by trigger', unit: '/s', series: rate(s, both, 'mos_jobs_started_total', ['job_type', 'trigger'], (l) => `${l.job_type} ${l.trigger}`) },
-    { title: 'Jobs finished by status', unit: '/s', series: rate(s, both, 'mos_jobs_finished_total', ['job_type', 'status'], (l) => `${l.job_type} ${l.status}`) },
-    { title: 'Job time to final state (p50, p95)', unit: 's', series: [...quantile(s, both, 'mos_job_duration_seconds', 0.5, () => 'p50'), ...quantile(s, both, 'mos_job_duration_seconds', 0.95, () => 'p95')] },
-    { title: 'Completion reports and cascade entries', unit: '/s', series: [...rate(s, both, 'mos_job_completion_reports_total', ['outcome'], (l) => `completion ${l.outcome}`), ...rate(s, both, 'mos_cascade_entries_total', ['outcome'], (l) => `cascade ${l.outcome}`)] },
-    { title: 'Dispatch attempts and failures by handler', unit: '/s', series: [...rate(s, both, 'mos_dispatch_attempts_total', ['handler'], (l) => `attempts ${l.handler}`), ...rate(s, both, 'mos_dispatch_failures_total', ['handler'], (l) => `failures ${l.handler}`)] },
-    { title: 'HTTP request latency p95 by route', unit: 's', series: quantile(s, ['api'], 'mos_http_request_duration_seconds', 0.95, (l) => (notProbe(l) ? `${l.method} ${l.route.replace('/v2/models/{model_id}/versions/{model_version}', '…')}` : undefined)) },
-    { title: 'HTTP requests by status, and in flight', unit: '', series: [...rate(s, ['api'], 'mos_http_request_duration_seconds_count', ['status'], (l) => `${l.status} /s`), ...gauge(s, ['api'], 'mos_http_requests_in_flight', () => 'in flight')] },
-    { title: 'Worker task slots (Temporal SDK)', unit: '', series: gauge(s, ['worker'], 'temporal_worker_task_slots_used', (l) => `used ${l.worker_type}`).filter((x) => !/Nexus|LocalActivity/.test(x.name)) },
-    { title: 'Task schedule-to-start latency p95 (Temporal SDK)', unit: 'ms', series: [...quantile(s, ['worker'], 'temporal_workflow_task_schedule_to_start_latency', 0.95, () => 'workflow tasks'), ...quantile(s, ['worker'], 'temporal_activity_schedule_to_start_latency', 0.95, () => 'activity tasks')] },
+    {
+      title: 'Jobs started by trigger',
+      unit: '/s',
+      series: rate(s, both, 'mos_jobs_started_total', ['job_type', 'trigger'], (l) => `${l.job_type} ${l.trigger}`),
+    },
+    {
+      title: 'Jobs finished by status',
+      unit: '/s',
+      series: rate(s, both, 'mos_jobs_finished_total', ['job_type', 'status'], (l) => `${l.job_type} ${l.status}`),
+    },
+    {
+      title: 'Job time to final state (p50, p95)',
+      unit: 's',
+      series: [
+        ...quantile(s, both, 'mos_job_duration_seconds', 0.5, () => 'p50'),
+        ...quantile(s, both, 'mos_job_duration_seconds', 0.95, () => 'p95'),
+      ],
+    },
+    {
+      title: 'Completion reports and cascade entries',
+      unit: '/s',
+      series: [
+        ...rate(s, both, 'mos_job_completion_reports_total', ['outcome'], (l) => `completion ${l.outcome}`),
+        ...rate(s, both, 'mos_cascade_entries_total', ['outcome'], (l) => `cascade ${l.outcome}`),
+      ],
+    },
+    {
+      title: 'Dispatch attempts and failures by handler',
+      unit: '/s',
+      series: [
+        ...rate(s, both, 'mos_dispatch_attempts_total', ['handler'], (l) => `attempts ${l.handler}`),
+        ...rate(s, both, 'mos_dispatch_failures_total', ['handler'], (l) => `failures ${l.handler}`),
+      ],
+    },
+    {
+      title: 'HTTP request latency p95 by route',
+      unit: 's',
+      series: quantile(s, ['api'], 'mos_http_request_duration_seconds', 0.95, (l) =>
+        notProbe(l) ? `${l.method} ${l.route.replace('/v2/models/{model_id}/versions/{model_version}', '…')}` : undefined,
+      ),
+    },
+    {
+      title: 'HTTP requests by status, and in flight',
+      unit: '',
+      series: [
+        ...rate(s, ['api'], 'mos_http_request_duration_seconds_count', ['status'], (l) => `${l.status} /s`),
+        ...gauge(s, ['api'], 'mos_http_requests_in_flight', () => 'in flight'),
+      ],
+    },
+    {
+      title: 'Worker task slots (Temporal SDK)',
+      unit: '',
+      series: gauge(s, ['worker'], 'temporal_worker_task_slots_used', (l) => `used ${l.worker_type}`).filter(
+        (x) => !/Nexus|LocalActivity/.test(x.name),
+      ),
+    },
+    {
+      title: 'Task schedule-to-start latency p95 (Temporal SDK)',
+      unit: 'ms',
+      series: [
+        ...quantile(s, ['worker'], 'temporal_workflow_task_schedule_to_start_latency', 0.95, () => 'workflow tasks'),
+        ...quantile(s, ['worker'], 'temporal_activity_schedule_to_start_latency', 0.95, () => 'activity tasks'),
+      ],
+    },
     { title: 'Postgres pool', unit: '', series: gauge(s, both, 'mos_db_pool_connections', (l, src) => `${src} ${l.state}`) },
-    { title: 'Temporal client call latency p95', unit: 's', series: quantile(s, both, 'mos_temporal_client_duration_seconds', 0.95, (l) => l.operation) },
+    {
+      title: 'Temporal client call latency p95',
+      unit: 's',
+      series: quantile(s, both, 'mos_temporal_client_duration_seconds', 0.95, (l) => l.operation),
+    },
     { title: 'Event loop lag p99', unit: 's', series: gauge(s, both, 'nodejs_eventloop_lag_p99_seconds', (_l, src) => src) },
   ];
 }
 
-const COLORS = ['#73bf69', '#f2cc0c', '#8ab8ff', '#ff780a', '#f2495c', '#5794f2', '#b877d9', '#fade2a', '#c4162a', '#56a64b', '#ff9830', '#a352cc'];
+const COLORS = [
+  '#73bf69',
+  '#f2cc0c',
+  '#8ab8ff',
+  '#ff780a',
+  '#f2495c',
+  '#5794f2',
+  '#b877d9',
+  '#fade2a',
+  '#c4162a',
+  '#56a64b',
+  '#ff9830',
+  '#a352cc',
+];
 
 function fmt(v: number, unit: string): string {
   const n = Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
@@ -292,12 +460,24 @@ function chart(panel: Panel, tMax: number): string {
   const max = Math.max(...values, 1e-9) * 1.1;
   const x = (t: number) => left + (t / tMax) * (w - left - 8);
   const y = (v: number) => top + (1 - v / max) * (h - top - bottom);
-  const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => `<line x1="${left}" x2="${w - 8}" y1="${y(max * f)}" y2="${y(max * f)}" stroke="#2c3235"/><text x="${left - 4}" y="${y(max * f) + 4}" text-anchor="end">${fmt(max * f, panel.unit)}</text>`).join('');
-  const ticks = Array.from({ length: Math.floor(tMax / 15) + 1 }, (_, i) => i * 15).map((t) => `<text x="${x(t)}" y="${h - 6}" text-anchor="middle">${t}s</text>`).join('');
-  const lines = panel.series.map((s, i) => {
-    const d = s.points.filter(([, v]) => v !== null).map(([t, v], j) => `${j ? 'L' : 'M'}${x(t).toFixed(1)},${y(v!).toFixed(1)}`).join('');
-    return `<path d="${d}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="1.8"/>`;
-  }).join('');
+  const grid = [0, 0.25, 0.5, 0.75, 1]
+    .map(
+      (f) =>
+        `<line x1="${left}" x2="${w - 8}" y1="${y(max * f)}" y2="${y(max * f)}" stroke="#2c3235"/><text x="${left - 4}" y="${y(max * f) + 4}" text-anchor="end">${fmt(max * f, panel.unit)}</text>`,
+    )
+    .join('');
+  const ticks = Array.from({ length: Math.floor(tMax / 15) + 1 }, (_, i) => i * 15)
+    .map((t) => `<text x="${x(t)}" y="${h - 6}" text-anchor="middle">${t}s</text>`)
+    .join('');
+  const lines = panel.series
+    .map((s, i) => {
+      const d = s.points
+        .filter(([, v]) => v !== null)
+        .map(([t, v], j) => `${j ? 'L' : 'M'}${x(t).toFixed(1)},${y(v!).toFixed(1)}`)
+        .join('');
+      return `<path d="${d}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="1.8"/>`;
+    })
+    .join('');
   const legend = panel.series.map((s, i) => `<span><i style="background:${COLORS[i % COLORS.length]}"></i>${s.name}</span>`).join('');
   return `<div class="panel"><h3>${panel.title}</h3><svg width="${w}" height="${h}">${grid}${ticks}${lines}</svg><div class="legend">${legend || '<span>no data</span>'}</div></div>`;
 }
@@ -312,7 +492,9 @@ h1{font-size:16px;margin:0 0 10px 4px;font-weight:500}h1 small{color:#8e8e8e;fon
 h3{font-size:13px;font-weight:500;margin:0 0 4px}svg text{fill:#8e8e8e;font-size:10px}
 .legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:4px}.legend i{display:inline-block;width:12px;height:3px;margin-right:5px;vertical-align:middle}
 </style></head><body><h1>Model Orchestration Service<small>${jobs} jobs over ${Math.round(tMax)} s, scraped every ${SCRAPE_MS / 1000} s from the API's /metrics and the worker's metrics port; rates over ${(WINDOW * SCRAPE_MS) / 1000} s — panels and queries of docker/grafana/dashboards/model-orchestration.json</small></h1>
-<div class="grid">${panels(scrapes).map((p) => chart(p, tMax)).join('')}</div></body></html>`;
+<div class="grid">${panels(scrapes)
+    .map((p) => chart(p, tMax))
+    .join('')}</div></body></html>`;
 }
 
 run().catch((err) => {

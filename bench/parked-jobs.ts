@@ -28,7 +28,13 @@ export interface ParkedResult {
  * the RSS of each process sampled as they pile up; then every job is completed through the API, which also
  * shows that jobs evicted from the worker's sticky cache resume on their completion.
  */
-export async function parkedJobs(o: { adminUrl: string; temporalAddress: string; n: number; workerEnv?: Record<string, string>; log: (line: string) => void }): Promise<ParkedResult> {
+export async function parkedJobs(o: {
+  adminUrl: string;
+  temporalAddress: string;
+  n: number;
+  workerEnv?: Record<string, string>;
+  log: (line: string) => void;
+}): Promise<ParkedResult> {
   const dbName = `mos_bench_parked_${process.pid}`;
   const admin = knexFactory({ client: 'pg', connection: o.adminUrl, pool: { min: 0, max: 1 } });
   await admin.raw(`create database ${dbName}`);
@@ -44,10 +50,19 @@ export async function parkedJobs(o: { adminUrl: string; temporalAddress: string;
   const metricsPort = await freePort();
   const api = `http://127.0.0.1:${port}`;
   const env = {
-    ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: dbUrl.toString(), TEMPORAL_ADDRESS: o.temporalAddress,
-    TEMPORAL_TASK_QUEUE: 'bench-parked', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: DEV_ISSUER,
-    MACHINE_CLIENTS: JSON.stringify({ bench: { access: 'platform' } }), PORT: String(port), PUBLIC_BASE_URL: api,
-    JOB_COMPLETION_DEADLINE_SECONDS: '7200', WORKER_METRICS_PORT: String(metricsPort), ...o.workerEnv,
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: dbUrl.toString(),
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    TEMPORAL_TASK_QUEUE: 'bench-parked',
+    AUTH_JWKS_URL: jwks.url,
+    AUTH_ISSUER: DEV_ISSUER,
+    MACHINE_CLIENTS: JSON.stringify({ bench: { access: 'platform' } }),
+    PORT: String(port),
+    PUBLIC_BASE_URL: api,
+    JOB_COMPLETION_DEADLINE_SECONDS: '7200',
+    WORKER_METRICS_PORT: String(metricsPort),
+    ...o.workerEnv,
   };
   const start = (script: string, name: string): ChildProcess => {
     const child = spawn(process.execPath, [path.join(projectRoot(), 'dist/src', script)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -68,7 +83,10 @@ export async function parkedJobs(o: { adminUrl: string; temporalAddress: string;
   };
   try {
     for (let i = 0; ; i++) {
-      const ok = await fetch(`${api}/v2/health`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`${api}/v2/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (i > 240) throw new Error('the API did not get ready');
       await sleep(250);
@@ -78,7 +96,13 @@ export async function parkedJobs(o: { adminUrl: string; temporalAddress: string;
       if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${res.body}`);
       return res.body ? JSON.parse(res.body) : undefined;
     };
-    await must('POST', '/v2/models', { id: 'parked', name: 'parked', description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'manual' }, inference: { type: 'in_process', name: 'manual' } } });
+    await must('POST', '/v2/models', {
+      id: 'parked',
+      name: 'parked',
+      description: '',
+      metadata: {},
+      handlers: { training: { type: 'in_process', name: 'manual' }, inference: { type: 'in_process', name: 'manual' } },
+    });
     await must('PUT', '/v2/models/parked/versions/1/new_status', { status: 'active' });
     await sleep(2000);
     const samples: ParkedResult['samples'] = [];
@@ -97,7 +121,7 @@ export async function parkedJobs(o: { adminUrl: string; temporalAddress: string;
       });
       // Parked means dispatched: the workflow is waiting for the report.
       for (;;) {
-        const { n } = await knex('model_jobs').where({ status: 'pending' }).count({ n: '*' }).first() as { n: number };
+        const { n } = (await knex('model_jobs').where({ status: 'pending' }).count({ n: '*' }).first()) as { n: number };
         if (n === 0) break;
         await sleep(250);
       }
@@ -108,7 +132,10 @@ export async function parkedJobs(o: { adminUrl: string; temporalAddress: string;
     let completed = 0;
     await load(ids.length, 16, async (i) => {
       for (let attempt = 0; attempt < 60; attempt++) {
-        const res = await call('POST', `${api}/v2/models/parked/versions/1/jobs/${ids[i]}/complete`, token, { status: 'success', output: { i } });
+        const res = await call('POST', `${api}/v2/models/parked/versions/1/jobs/${ids[i]}/complete`, token, {
+          status: 'success',
+          output: { i },
+        });
         if (res.status === 200) {
           completed++;
           return;
@@ -117,7 +144,7 @@ export async function parkedJobs(o: { adminUrl: string; temporalAddress: string;
       }
     });
     const completeMs = performance.now() - t;
-    const { n: success } = await knex('model_jobs').where({ status: 'success' }).count({ n: '*' }).first() as { n: number };
+    const { n: success } = (await knex('model_jobs').where({ status: 'success' }).count({ n: '*' }).first()) as { n: number };
     await sample(0);
     return { jobs: ids.length, samples, completed, success, completeMs, workerEnv: o.workerEnv ?? {} };
   } finally {

@@ -60,11 +60,23 @@ async function run() {
   await admin.raw(`CREATE DATABASE ${dbName}`);
   const dbUrl = new URL(ADMIN_URL);
   dbUrl.pathname = `/${dbName}`;
-  const server = TEMPORAL === 'server'
-    ? await startTemporalServer({ postgresUrl: ADMIN_URL, databasePrefix: `mos_bench_temporal_${stamp}`, workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-')), headless: true })
-    : await startDevServer({ headless: true });
+  const server =
+    TEMPORAL === 'server'
+      ? await startTemporalServer({
+          postgresUrl: ADMIN_URL,
+          databasePrefix: `mos_bench_temporal_${stamp}`,
+          workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-')),
+          headless: true,
+        })
+      : await startDevServer({ headless: true });
   const knex = createKnex(dbUrl.toString(), { max: 10 });
-  const config = loadConfig({ TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: 'bench', MACHINE_CLIENTS: '{"bench":{"access":"platform"}}', AUTH_ISSUER: 'bench', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_TASK_QUEUE: 'bench',
+    MACHINE_CLIENTS: '{"bench":{"access":"platform"}}',
+    AUTH_ISSUER: 'bench',
+    LOG_LEVEL: 'silent',
+  });
   const log = pino({ level: 'silent' });
   const temporal = await connectTemporalClient(server.address, 'default');
   const stops: (() => Promise<unknown>)[] = [];
@@ -72,20 +84,41 @@ async function run() {
     await migrateLatest(knex);
     const { privateKey, publicKey } = await generateKeyPair('RS256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'bench' };
-    const token = await new SignJWT({ client_id: 'bench', scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'bench' }).setIssuer('bench').setExpirationTime('2h').sign(privateKey);
+    const token = await new SignJWT({ client_id: 'bench', scope: 'platform/admin' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+      .setIssuer('bench')
+      .setExpirationTime('2h')
+      .sign(privateKey);
     const keys = createLocalJWKSet({ keys: [jwk] });
     const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
     const verify = createTokenVerifier({ keys, issuer: 'bench' });
     const { app } = createApp({ config, knex, temporal, gateway, verify, log, inProcessNames: Object.keys(builtinImplementations) });
     const http = app.listen(0, '127.0.0.1');
     await new Promise((r) => http.once('listening', r));
-    stops.push(() => new Promise((r) => { http.closeAllConnections(); http.close(r); }));
+    stops.push(
+      () =>
+        new Promise((r) => {
+          http.closeAllConnections();
+          http.close(r);
+        }),
+    );
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     const departure = new Date(Date.now() + 86400000).toISOString();
     config.publicBaseUrl = base;
-    const { worker, connection } = await createJobWorker({ config, knex, client: temporal, log, inProcess: builtinImplementations, sdkLogLevel: 'ERROR' });
+    const { worker, connection } = await createJobWorker({
+      config,
+      knex,
+      client: temporal,
+      log,
+      inProcess: builtinImplementations,
+      sdkLogLevel: 'ERROR',
+    });
     const workerRun = worker.run();
-    stops.push(async () => { worker.shutdown(); await workerRun; await connection.close(); });
+    stops.push(async () => {
+      worker.shutdown();
+      await workerRun;
+      await connection.close();
+    });
     const bare = ONLY === 'service' ? undefined : await startBareWorker(server.address, temporal);
     if (bare) stops.push(() => bare.stop());
     const bareHttp = ONLY === 'service' ? undefined : await startBareHttp(dbUrl.toString(), keys, 'bench');
@@ -99,23 +132,57 @@ async function run() {
       return data as T;
     };
     const model = async (id: string, inference: string, features?: FeatureDefinition[]) => {
-      await ok(api.POST('/v2/models', { body: { id, name: id, description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: inference } }, ...(features ? { features } : {}) } }));
-      await ok(api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', { params: { path: { model_id: id, model_version: '1' } }, body: { status: 'active' } }));
+      await ok(
+        api.POST('/v2/models', {
+          body: {
+            id,
+            name: id,
+            description: '',
+            metadata: {},
+            handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: inference } },
+            ...(features ? { features } : {}),
+          },
+        }),
+      );
+      await ok(
+        api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', {
+          params: { path: { model_id: id, model_version: '1' } },
+          body: { status: 'active' },
+        }),
+      );
     };
     await model('bench-model', 'echo', FEATURES);
     await model('manual-0', 'manual');
     await model('manual-10', 'manual');
     await model('cascade-target', 'echo');
     for (let i = 0; i < 10; i++) {
-      await ok(api.POST('/v2/models/{model_id}/event-subscriptions', { params: { path: { model_id: 'manual-10' } }, body: { trigger_event: 'inference_complete', target_model_id: 'cascade-target', target_action: 'inference', input_source: 'trigger_output', label: `s${i}` } }));
+      await ok(
+        api.POST('/v2/models/{model_id}/event-subscriptions', {
+          params: { path: { model_id: 'manual-10' } },
+          body: {
+            trigger_event: 'inference_complete',
+            target_model_id: 'cascade-target',
+            target_action: 'inference',
+            input_source: 'trigger_output',
+            label: `s${i}`,
+          },
+        }),
+      );
     }
     const bench = { client_id: 'bench' };
     const domain = { ...bench, domain_id: 'd' };
     await ok(api.PUT('/v2/clients/{client_id}', { params: { path: bench }, body: {} }));
     await ok(api.POST('/v2/clients/{client_id}/domains', { params: { path: bench }, body: { domain_id: 'd', features: FEATURES } }));
     await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/new_status', { params: { path: domain }, body: { status: 'active' } }));
-    await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/model/assign', { params: { path: domain }, body: { model_id: 'bench-model' } }));
-    const readMe = await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', { params: { path: domain }, body: { service_id: 'read-me', departure_datetime: departure, static_features: { seats: 100 } } }));
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/model/assign', { params: { path: domain }, body: { model_id: 'bench-model' } }),
+    );
+    const readMe = await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', {
+        params: { path: domain },
+        body: { service_id: 'read-me', departure_datetime: departure, static_features: { seats: 100 } },
+      }),
+    );
 
     const call = httpCaller(READ_CONNECTIONS);
     const must = async (method: string, url: string, body?: unknown, expect = 200) => {
@@ -124,11 +191,17 @@ async function run() {
       return res.body;
     };
     const doneCount = async (ids: string[]) => {
-      const { n } = await knex('model_jobs').whereIn('job_id', ids).whereIn('status', ['success', 'failure']).count({ n: '*' }).first() as { n: number };
+      const { n } = (await knex('model_jobs')
+        .whereIn('job_id', ids)
+        .whereIn('status', ['success', 'failure'])
+        .count({ n: '*' })
+        .first()) as { n: number };
       return n;
     };
 
-    console.log(`Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()}, Temporal ${TEMPORAL === 'server' ? 'production-shaped server (Postgres, 4 shards)' : 'dev server'}, ${ROUNDS} interleaved rounds${ONLY === 'service' ? ', service only' : ''})\n`);
+    console.log(
+      `Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()}, Temporal ${TEMPORAL === 'server' ? 'production-shaped server (Postgres, 4 shards)' : 'dev server'}, ${ROUNDS} interleaved rounds${ONLY === 'service' ? ', service only' : ''})\n`,
+    );
 
     const figures: Record<string, number[]> = {};
     const note = (name: string, value: number) => (figures[name] ??= []).push(value);
@@ -138,7 +211,12 @@ async function run() {
       const ids: string[] = [];
       const started = performance.now();
       const inits = await load(INITS, INIT_CONCURRENCY, async (i) => {
-        const body = await must('POST', `${base}/v2/clients/bench/domains/d/service/init`, { service_id: `r${round}-${i}`, departure_datetime: departure, static_features: { seats: 1 + (i % 800), cabin: 'business' } }, 202);
+        const body = await must(
+          'POST',
+          `${base}/v2/clients/bench/domains/d/service/init`,
+          { service_id: `r${round}-${i}`, departure_datetime: departure, static_features: { seats: 1 + (i % 800), cabin: 'business' } },
+          202,
+        );
         ids.push(JSON.parse(body).job_id);
       });
       while ((await doneCount(ids)) < ids.length) await sleep(20);
@@ -169,7 +247,9 @@ async function run() {
     ];
     async function readRound(side: 'service' | 'bare', what: string, route: string) {
       const url = `${side === 'service' ? base : bareHttp!.url}${route}`;
-      const r: LoadResult = await load(READS, READ_CONNECTIONS, async () => { await must('GET', url); });
+      const r: LoadResult = await load(READS, READ_CONNECTIONS, async () => {
+        await must('GET', url);
+      });
       note(`${side}.read.${what}`, r.perSecond);
     }
     // Completions, one at a time: a job parked by the `manual` handler, reported through the API.
@@ -179,7 +259,9 @@ async function run() {
         ids.push(JSON.parse(await must('POST', `${base}/v2/models/${modelId}/versions/1/infer`, { input: { x: 1 } }, 202)).job_id);
       });
       for (;;) {
-        const { n: pending } = await knex('model_jobs').whereIn('job_id', ids).where({ status: 'pending' }).count({ n: '*' }).first() as { n: number };
+        const { n: pending } = (await knex('model_jobs').whereIn('job_id', ids).where({ status: 'pending' }).count({ n: '*' }).first()) as {
+          n: number;
+        };
         if (pending === 0) break;
         await sleep(50);
       }
@@ -188,15 +270,22 @@ async function run() {
     }
     async function completeService(modelId: string, ids: string[], name: string) {
       const r = await load(ids.length, 1, async (i) => {
-        const res = await call('POST', `${base}/v2/models/${modelId}/versions/1/jobs/${ids[i]}/complete`, token, { status: 'success', output: { i } });
+        const res = await call('POST', `${base}/v2/models/${modelId}/versions/1/jobs/${ids[i]}/complete`, token, {
+          status: 'success',
+          output: { i },
+        });
         if (res.status !== 200) throw new Error(`completion: ${res.status} ${res.body}`);
       });
       note(name, r.p50);
     }
     async function bareUpdates(round: number) {
-      const handles = await Promise.all(Array.from({ length: COMPLETIONS }, (_, i) => startBare(temporal, `bare-park-${stamp}-${round}-${i}`, 'park')));
+      const handles = await Promise.all(
+        Array.from({ length: COMPLETIONS }, (_, i) => startBare(temporal, `bare-park-${stamp}-${round}-${i}`, 'park')),
+      );
       await sleep(500);
-      const r = await load(handles.length, 1, async (i) => { await handles[i].executeUpdate('finish', { args: [{ i }] }); });
+      const r = await load(handles.length, 1, async (i) => {
+        await handles[i].executeUpdate('finish', { args: [{ i }] });
+      });
       note('bare.update', r.p50);
     }
 
@@ -223,22 +312,65 @@ async function run() {
 
     const m = (k: string) => (figures[k] ? median(figures[k]) : NaN);
     const all = (k: string, f = fmt) => (figures[k] ? figures[k].map(f).join(' / ') : '-');
-    console.log('\nmedians of the rounds (each round\'s figures after the slash-separated lists)');
+    console.log("\nmedians of the rounds (each round's figures after the slash-separated lists)");
     const rows: [string, string, string, number, string, boolean][] = [];
-    const row = (target: string, s: string, b: string, ratio: number, goal: string, met: boolean) => rows.push([target, s, b, ratio, goal, met]);
-    const inits = m('service.inits'), starts = m('bare.starts');
-    row('job starts: accepted inits/s vs bare starts/s', `${fmt(inits)} (p50 ${fmt(m('service.initP50'))} ms) [${all('service.inits')}]`, `${fmt(starts)} (p50 ${fmt(m('bare.startP50'))} ms) [${all('bare.starts')}]`, inits / starts, '≥ 0.8', inits / starts >= 0.8);
-    const e2e = m('service.e2e'), bareE2e = m('bare.e2e');
-    row('end to end: echo jobs/s vs bare workflow/s', `${fmt(e2e)} [${all('service.e2e')}]`, `${fmt(bareE2e)} [${all('bare.e2e')}]`, e2e / bareE2e, '≥ 0.7', e2e / bareE2e >= 0.7);
+    const row = (target: string, s: string, b: string, ratio: number, goal: string, met: boolean) =>
+      rows.push([target, s, b, ratio, goal, met]);
+    const inits = m('service.inits'),
+      starts = m('bare.starts');
+    row(
+      'job starts: accepted inits/s vs bare starts/s',
+      `${fmt(inits)} (p50 ${fmt(m('service.initP50'))} ms) [${all('service.inits')}]`,
+      `${fmt(starts)} (p50 ${fmt(m('bare.startP50'))} ms) [${all('bare.starts')}]`,
+      inits / starts,
+      '≥ 0.8',
+      inits / starts >= 0.8,
+    );
+    const e2e = m('service.e2e'),
+      bareE2e = m('bare.e2e');
+    row(
+      'end to end: echo jobs/s vs bare workflow/s',
+      `${fmt(e2e)} [${all('service.e2e')}]`,
+      `${fmt(bareE2e)} [${all('bare.e2e')}]`,
+      e2e / bareE2e,
+      '≥ 0.7',
+      e2e / bareE2e >= 0.7,
+    );
     for (const [what] of reads) {
-      const s = m(`service.read.${what}`), b = m(`bare.read.${what}`);
-      row(`reads: GET ${what} req/s vs bare handler`, `${fmt(s)} [${all(`service.read.${what}`)}]`, `${fmt(b)} [${all(`bare.read.${what}`)}]`, s / b, '≥ 0.8', s / b >= 0.8);
+      const s = m(`service.read.${what}`),
+        b = m(`bare.read.${what}`);
+      row(
+        `reads: GET ${what} req/s vs bare handler`,
+        `${fmt(s)} [${all(`service.read.${what}`)}]`,
+        `${fmt(b)} [${all(`bare.read.${what}`)}]`,
+        s / b,
+        '≥ 0.8',
+        s / b >= 0.8,
+      );
     }
-    const c0 = m('service.complete0'), upd = m('bare.update'), c10 = m('service.complete10');
-    row('completion p50 ms, no subscriptions vs bare update', `${fmt(c0)} [${all('service.complete0')}]`, `${fmt(upd)} [${all('bare.update')}]`, c0 / upd, '≤ 2', c0 / upd <= 2);
-    row('completion p50 ms, 10 subscriptions vs none', `${fmt(c10)} [${all('service.complete10')}]`, `${fmt(c0)}`, c10 / c0, '≤ 2', c10 / c0 <= 2);
+    const c0 = m('service.complete0'),
+      upd = m('bare.update'),
+      c10 = m('service.complete10');
+    row(
+      'completion p50 ms, no subscriptions vs bare update',
+      `${fmt(c0)} [${all('service.complete0')}]`,
+      `${fmt(upd)} [${all('bare.update')}]`,
+      c0 / upd,
+      '≤ 2',
+      c0 / upd <= 2,
+    );
+    row(
+      'completion p50 ms, 10 subscriptions vs none',
+      `${fmt(c10)} [${all('service.complete10')}]`,
+      `${fmt(c0)}`,
+      c10 / c0,
+      '≤ 2',
+      c10 / c0 <= 2,
+    );
     for (const [target, s, b, ratio, goal, met] of rows) {
-      console.log(`${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} (target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`);
+      console.log(
+        `${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} (target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`,
+      );
     }
 
     // The feature rules: compiled validators cached by content vs compiling per request.
@@ -250,20 +382,34 @@ async function run() {
     t = performance.now();
     for (let i = 0; i < 300; i++) new FeatureRules(new UserSchemaCompiler()).valueProblems(FEATURES, values);
     const uncachedUs = ((performance.now() - t) / 300) * 1000;
-    console.log(`feature validation: cached ${fmt(cachedUs)} µs/check, compiled per check ${fmt(uncachedUs)} µs/check (${fmt(uncachedUs / cachedUs)}x)`);
+    console.log(
+      `feature validation: cached ${fmt(cachedUs)} µs/check, compiled per check ${fmt(uncachedUs)} µs/check (${fmt(uncachedUs / cachedUs)}x)`,
+    );
 
     for (const stop of stops.reverse()) await stop();
     stops.length = 0;
 
     if (PARKED > 0) {
       console.log(`\nmemory: ${PARKED} jobs parked waiting for their completion (API and worker as separate production processes)`);
-      const r: ParkedResult = await parkedJobs({ adminUrl: ADMIN_URL, temporalAddress: server.address, n: PARKED, log: (l) => console.log(l) });
-      const first = r.samples[0], peak = r.samples.reduce((a, s) => ({ api: Math.max(a.api, s.api), worker: Math.max(a.worker, s.worker) }), { api: 0, worker: 0 });
+      const r: ParkedResult = await parkedJobs({
+        adminUrl: ADMIN_URL,
+        temporalAddress: server.address,
+        n: PARKED,
+        log: (l) => console.log(l),
+      });
+      const first = r.samples[0],
+        peak = r.samples.reduce((a, s) => ({ api: Math.max(a.api, s.api), worker: Math.max(a.worker, s.worker) }), { api: 0, worker: 0 });
       const perK = (x: number, y: number) => ((y - x) / r.jobs) * 1000;
       const full = r.samples[r.samples.length - 2];
-      console.log(`  API    idle ${fmt(first.api)} MB, peak ${fmt(peak.api)} MB, +${fmt(perK(first.api, full.api))} MB per 1,000 parked jobs`);
-      console.log(`  worker idle ${fmt(first.worker)} MB, peak ${fmt(peak.worker)} MB, +${fmt(perK(first.worker, full.worker))} MB per 1,000 parked jobs`);
-      console.log(`  completed afterwards: ${r.completed} of ${r.jobs} answered 200, ${r.success} jobs success, in ${fmt(r.completeMs / 1000)} s`);
+      console.log(
+        `  API    idle ${fmt(first.api)} MB, peak ${fmt(peak.api)} MB, +${fmt(perK(first.api, full.api))} MB per 1,000 parked jobs`,
+      );
+      console.log(
+        `  worker idle ${fmt(first.worker)} MB, peak ${fmt(peak.worker)} MB, +${fmt(perK(first.worker, full.worker))} MB per 1,000 parked jobs`,
+      );
+      console.log(
+        `  completed afterwards: ${r.completed} of ${r.jobs} answered 200, ${r.success} jobs success, in ${fmt(r.completeMs / 1000)} s`,
+      );
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -271,7 +417,9 @@ async function run() {
     await knex.destroy();
     await server.stop();
     await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    if ('databases' in server) for (const db of [server.databases.main, server.databases.visibility]) await admin.raw(`drop database if exists "${db}" with (force)`);
+    if ('databases' in server)
+      for (const db of [server.databases.main, server.databases.visibility])
+        await admin.raw(`drop database if exists "${db}" with (force)`);
     await admin.destroy();
   }
 }

@@ -66,7 +66,12 @@ async function main() {
   await migrateLatest(knex);
 
   const work = mkdtempSync(path.join(os.tmpdir(), 'mos-scale-'));
-  const temporal = await startTemporalServer({ postgresUrl: ADMIN_URL, databasePrefix: `mos_scale_temporal_${stamp}`, workDir: work, headless: true });
+  const temporal = await startTemporalServer({
+    postgresUrl: ADMIN_URL,
+    databasePrefix: `mos_scale_temporal_${stamp}`,
+    workDir: work,
+    headless: true,
+  });
   const key = await loadDevKey(work);
   const jwks = await serveJwks(key.publicJwk);
   const token = await mintDevToken(key.privateKey, key.publicJwk.kid, { sub: 'bench', client_id: 'bench', scope: 'platform/admin' });
@@ -92,7 +97,9 @@ async function main() {
     res.writeHead(202, { 'Content-Type': 'application/json' }).end('');
     const api = apis[reported++ % 2];
     for (let attempt = 0; attempt < 120; attempt++) {
-      const done = await call(api, 'POST', payload.completion.path, { status: 'success', output: { scored: payload.job_id } }).catch(() => ({ status: 0 }));
+      const done = await call(api, 'POST', payload.completion.path, { status: 'success', output: { scored: payload.job_id } }).catch(
+        () => ({ status: 0 }),
+      );
       if (done.status === 200 || done.status === 207) return;
       await sleep(500);
     }
@@ -125,13 +132,49 @@ async function main() {
     const domain = '/v2/clients/scale/domains/flights';
     const setup: [string, string, unknown][] = [
       ['PUT', '/v2/clients/scale', { name: 'scale-out' }],
-      ['POST', '/v2/clients/scale/domains', { domain_id: 'flights', features: [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }] }],
+      [
+        'POST',
+        '/v2/clients/scale/domains',
+        { domain_id: 'flights', features: [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }] },
+      ],
       ['PUT', `${domain}/new_status`, { status: 'active' }],
-      ['POST', '/v2/models', { id: 'scorer', name: 'scorer', description: '', metadata: {}, handlers: { training: { type: 'lambda', arn: SOURCE_ARN }, inference: { type: 'lambda', arn: SOURCE_ARN } }, features: [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }] }],
+      [
+        'POST',
+        '/v2/models',
+        {
+          id: 'scorer',
+          name: 'scorer',
+          description: '',
+          metadata: {},
+          handlers: { training: { type: 'lambda', arn: SOURCE_ARN }, inference: { type: 'lambda', arn: SOURCE_ARN } },
+          features: [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }],
+        },
+      ],
       ['PUT', '/v2/models/scorer/versions/1/new_status', { status: 'active' }],
-      ['POST', '/v2/models', { id: 'follow-up', name: 'follow-up', description: '', metadata: {}, handlers: { training: { type: 'lambda', arn: TARGET_ARN }, inference: { type: 'lambda', arn: TARGET_ARN } } }],
+      [
+        'POST',
+        '/v2/models',
+        {
+          id: 'follow-up',
+          name: 'follow-up',
+          description: '',
+          metadata: {},
+          handlers: { training: { type: 'lambda', arn: TARGET_ARN }, inference: { type: 'lambda', arn: TARGET_ARN } },
+        },
+      ],
       ['PUT', '/v2/models/follow-up/versions/1/new_status', { status: 'active' }],
-      ['POST', '/v2/models/scorer/event-subscriptions', { trigger_event: 'inference_complete', target_model_id: 'follow-up', target_action: 'inference', input_source: 'stored', input: { note: 'cascade' }, label: 'scale' }],
+      [
+        'POST',
+        '/v2/models/scorer/event-subscriptions',
+        {
+          trigger_event: 'inference_complete',
+          target_model_id: 'follow-up',
+          target_action: 'inference',
+          input_source: 'stored',
+          input: { note: 'cascade' },
+          label: 'scale',
+        },
+      ],
       ['POST', `${domain}/model/assign`, { model_id: 'scorer' }],
     ];
     for (const [method, route, payload] of setup) {
@@ -145,35 +188,48 @@ async function main() {
     let accepted = 0;
     const refused: Record<number, number> = {};
     let killed = false;
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < JOBS) {
-        const i = next++;
-        const res = await call(apis[i % 2], 'POST', `${domain}/service/init`, { service_id: `svc-${i}`, departure_datetime: new Date(Date.now() + 864e5).toISOString(), static_features: { seats: i } });
-        if (res.status === 202) accepted++;
-        else refused[res.status] = (refused[res.status] ?? 0) + 1;
-        if (!killed && accepted >= JOBS / 2) {
-          killed = true;
-          workers[0].kill('SIGKILL');
-          console.log(`  worker-1 killed after ${accepted} accepted inits (${Date.now() - burstStart} ms into the burst)`);
-          setTimeout(() => {
-            workers[0] = worker(1);
-            children.push(workers[0]);
-            console.log('  worker-1 restarted');
-          }, 5000);
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < JOBS) {
+          const i = next++;
+          const res = await call(apis[i % 2], 'POST', `${domain}/service/init`, {
+            service_id: `svc-${i}`,
+            departure_datetime: new Date(Date.now() + 864e5).toISOString(),
+            static_features: { seats: i },
+          });
+          if (res.status === 202) accepted++;
+          else refused[res.status] = (refused[res.status] ?? 0) + 1;
+          if (!killed && accepted >= JOBS / 2) {
+            killed = true;
+            workers[0].kill('SIGKILL');
+            console.log(`  worker-1 killed after ${accepted} accepted inits (${Date.now() - burstStart} ms into the burst)`);
+            setTimeout(() => {
+              workers[0] = worker(1);
+              children.push(workers[0]);
+              console.log('  worker-1 restarted');
+            }, 5000);
+          }
         }
-      }
-    }));
+      }),
+    );
     const burstMs = Date.now() - burstStart;
 
     const finalStates = ['success', 'failure', 'timed_out'];
-    await waitFor('every job to reach a final state', async () => {
-      const open = await knex('model_jobs').whereNotIn('status', finalStates).count<{ n: string }[]>('* as n');
-      const cascades = await knex('model_jobs').where({ trigger: 'cascade' }).count<{ n: string }[]>('* as n');
-      return Number(open[0].n) === 0 && Number(cascades[0].n) >= accepted;
-    }, 600000);
+    await waitFor(
+      'every job to reach a final state',
+      async () => {
+        const open = await knex('model_jobs').whereNotIn('status', finalStates).count<{ n: string }[]>('* as n');
+        const cascades = await knex('model_jobs').where({ trigger: 'cascade' }).count<{ n: string }[]>('* as n');
+        return Number(open[0].n) === 0 && Number(cascades[0].n) >= accepted;
+      },
+      600000,
+    );
     const totalMs = Date.now() - burstStart;
 
-    const states = await knex('model_jobs').select('trigger', 'status').count<{ trigger: string; status: string; n: string }[]>('* as n').groupBy('trigger', 'status');
+    const states = await knex('model_jobs')
+      .select('trigger', 'status')
+      .count<{ trigger: string; status: string; n: string }[]>('* as n')
+      .groupBy('trigger', 'status');
     const jobs = await knex('model_jobs').select('job_id', 'trigger', 'source_job_id');
     const dispatchCounts = jobs.map((j) => invokes.get(j.job_id) ?? 0);
     const cascadesPerSource = new Map<string, number>();
@@ -182,17 +238,28 @@ async function main() {
     const connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
     const runs = new Map<string, number>();
-    for await (const wf of client.workflow.list({ query: `WorkflowType = "modelJobWorkflow"` })) runs.set(wf.workflowId, (runs.get(wf.workflowId) ?? 0) + 1);
+    for await (const wf of client.workflow.list({ query: `WorkflowType = "modelJobWorkflow"` }))
+      runs.set(wf.workflowId, (runs.get(wf.workflowId) ?? 0) + 1);
     await connection.close();
 
     console.log('\nscale-out results (2 APIs, 2 workers, Postgres-backed Temporal, 4 history shards)');
-    console.log(`  inits accepted: ${accepted} of ${JOBS}${Object.keys(refused).length ? `, refused: ${JSON.stringify(refused)}` : ''} in ${burstMs} ms`);
-    console.log(`  jobs: ${jobs.length} (${jobs.filter((j) => j.trigger !== 'cascade').length} inits + ${jobs.filter((j) => j.trigger === 'cascade').length} cascades)`);
+    console.log(
+      `  inits accepted: ${accepted} of ${JOBS}${Object.keys(refused).length ? `, refused: ${JSON.stringify(refused)}` : ''} in ${burstMs} ms`,
+    );
+    console.log(
+      `  jobs: ${jobs.length} (${jobs.filter((j) => j.trigger !== 'cascade').length} inits + ${jobs.filter((j) => j.trigger === 'cascade').length} cascades)`,
+    );
     console.log(`  final states: ${states.map((s) => `${s.trigger}/${s.status}=${s.n}`).join(', ')}`);
-    console.log(`  handler dispatches: ${dispatchCounts.reduce((a, b) => a + b, 0)} for ${jobs.length} jobs; jobs dispatched once: ${dispatchCounts.filter((n) => n === 1).length}, twice or more: ${dispatchCounts.filter((n) => n > 1).length}, never: ${dispatchCounts.filter((n) => n === 0).length}`);
+    console.log(
+      `  handler dispatches: ${dispatchCounts.reduce((a, b) => a + b, 0)} for ${jobs.length} jobs; jobs dispatched once: ${dispatchCounts.filter((n) => n === 1).length}, twice or more: ${dispatchCounts.filter((n) => n > 1).length}, never: ${dispatchCounts.filter((n) => n === 0).length}`,
+    );
     console.log(`  duplicate cascade jobs: ${[...cascadesPerSource.values()].filter((n) => n > 1).length}`);
-    console.log(`  workflow runs: ${[...runs.values()].reduce((a, b) => a + b, 0)} for ${runs.size} workflow ids; ids with more than one run: ${[...runs.values()].filter((n) => n > 1).length}`);
-    console.log(`  time: burst ${(burstMs / 1000).toFixed(1)} s, until every job was final ${(totalMs / 1000).toFixed(1)} s, whole run ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `  workflow runs: ${[...runs.values()].reduce((a, b) => a + b, 0)} for ${runs.size} workflow ids; ids with more than one run: ${[...runs.values()].filter((n) => n > 1).length}`,
+    );
+    console.log(
+      `  time: burst ${(burstMs / 1000).toFixed(1)} s, until every job was final ${(totalMs / 1000).toFixed(1)} s, whole run ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await sleep(2000);
@@ -202,7 +269,8 @@ async function main() {
     await knex.destroy();
     await temporal.stop();
     await admin.raw(`drop database if exists ${dbName} with (force)`);
-    for (const db of [temporal.databases.main, temporal.databases.visibility]) await admin.raw(`drop database if exists "${db}" with (force)`);
+    for (const db of [temporal.databases.main, temporal.databases.visibility])
+      await admin.raw(`drop database if exists "${db}" with (force)`);
     await admin.destroy();
   }
 }

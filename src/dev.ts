@@ -18,7 +18,10 @@ async function run() {
     if (stopping) return;
     stopping = true;
     console.log('\n  Stopping everything npm start started...');
-    void runner.stop().then(() => tracing?.shutdown()).finally(() => process.exit(0));
+    void runner
+      .stop()
+      .then(() => tracing?.shutdown())
+      .finally(() => process.exit(0));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -32,13 +35,17 @@ async function run() {
     Temporal UI  ${runner.temporalUiUrl ?? '(not configured: set TEMPORAL_UI_URL)'}
     Temporal     ${runner.temporalAddress}
     Started here ${runner.started.join(', ') || 'nothing else: using DATABASE_URL, TEMPORAL_ADDRESS and AUTH_JWKS_URL'}
-${runner.adminToken ? `
+${
+  runner.adminToken
+    ? `
   Dev admin token (platform client "${DEV_PLATFORM_CLIENT}", scope ${prefix}admin, 12h):
     export TOKEN=${runner.adminToken}
     curl -H "Authorization: Bearer $TOKEN" ${api}/v2/models
   Mint others:  npm run --silent token -- --client-id acme --scope "client_read service_init"
                 npm run --silent token -- --user alice --groups "client:acme" --scope "client_read service_init"
-` : ''}
+`
+    : ''
+}
   Ctrl-C stops everything started here.
 `);
 }

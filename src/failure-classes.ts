@@ -18,7 +18,20 @@ export type FailureClass =
   | { kind: 'unknown' };
 
 /** Socket-level failures: the peer is down, restarting or unreachable. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN', 'ECONNABORTED', 'ENOTCONN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'ENOTCONN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** SQLSTATEs of an unavailable or overloaded server; class 08 (connection exception) is matched by prefix. */
 const PG_OUTAGE_STATES = new Set([
@@ -26,8 +39,13 @@ const PG_OUTAGE_STATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: starting up or in recovery
   '57P05', // idle_session_timeout
-  '53000', '53100', '53200', '53300', '53400', // insufficient resources, too many connections
-  '58000', '58030', // system_error, io_error
+  '53000',
+  '53100',
+  '53200',
+  '53300',
+  '53400', // insufficient resources, too many connections
+  '58000',
+  '58030', // system_error, io_error
   '55P03', // lock_not_available (lock_timeout)
   '57014', // query_canceled (statement_timeout)
 ]);
@@ -43,9 +61,11 @@ const PG_CONNECTION_MESSAGES = [
   /server closed the connection unexpectedly/i,
 ];
 
-const AWS_THROTTLING = /Throttl|TooManyRequests|RequestLimitExceeded|SlowDown|ProvisionedThroughputExceeded|EC2ThrottledException|RequestThrottled|PriorRequestNotComplete/i;
+const AWS_THROTTLING =
+  /Throttl|TooManyRequests|RequestLimitExceeded|SlowDown|ProvisionedThroughputExceeded|EC2ThrottledException|RequestThrottled|PriorRequestNotComplete/i;
 /** Lambda and ECS errors that clear by themselves: a function being updated, capacity, a service hiccup. */
-const AWS_PASSING = /ResourceConflict|ResourceNotReady|ServiceException|ServerException|ServiceUnavailable|InternalFailure|EC2Unexpected|ENILimitReached|SubnetIPAddressLimitReached|TimeoutError|RequestTimeout/i;
+const AWS_PASSING =
+  /ResourceConflict|ResourceNotReady|ServiceException|ServerException|ServiceUnavailable|InternalFailure|EC2Unexpected|ENILimitReached|SubnetIPAddressLimitReached|TimeoutError|RequestTimeout/i;
 
 /** The fields pg, knex, Node's sockets and the AWS SDK put on their errors; every one may be missing. */
 interface ErrorFields {
@@ -84,11 +104,17 @@ function classifyAws(err: ErrorFields): FailureClass {
 }
 
 function isNetworkError(err: ErrorFields): boolean {
-  return NETWORK_CODES.has(text(err.code)) || NETWORK_CODES.has(text(causeCode(err))) || /socket hang up|TimeoutError/i.test(`${text(err.name)} ${text(err.message)}`);
+  return (
+    NETWORK_CODES.has(text(err.code)) ||
+    NETWORK_CODES.has(text(causeCode(err))) ||
+    /socket hang up|TimeoutError/i.test(`${text(err.name)} ${text(err.message)}`)
+  );
 }
 
 /** gRPC codes of a Temporal frontend that is down, restarting, overloaded or slow to answer. */
-const GRPC_OUTAGE_CODES = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 10 /* ABORTED */, 13 /* INTERNAL */, 14 /* UNAVAILABLE */]);
+const GRPC_OUTAGE_CODES = new Set([
+  1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 10 /* ABORTED */, 13 /* INTERNAL */, 14 /* UNAVAILABLE */,
+]);
 
 function classifyTemporal(err: ErrorFields): FailureClass | undefined {
   const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError(err.cause) ? err.cause : undefined;
@@ -112,8 +138,10 @@ export function classifyFailure(err: unknown, via?: Dependency): FailureClass {
   if (temporal) return temporal;
 
   const state = sqlState(e);
-  if (state && PG_CONTENTION_STATES.has(state)) return { kind: 'contention', dependency: 'Postgres', reason: `${state} ${text(e.message)}` };
-  if (state && (PG_OUTAGE_STATES.has(state) || state.startsWith('08'))) return { kind: 'outage', dependency: 'Postgres', reason: `${state} ${text(e.message)}` };
+  if (state && PG_CONTENTION_STATES.has(state))
+    return { kind: 'contention', dependency: 'Postgres', reason: `${state} ${text(e.message)}` };
+  if (state && (PG_OUTAGE_STATES.has(state) || state.startsWith('08')))
+    return { kind: 'outage', dependency: 'Postgres', reason: `${state} ${text(e.message)}` };
   if (e.name === 'KnexTimeoutError' || PG_CONNECTION_MESSAGES.some((re) => re.test(text(e.message)))) {
     return { kind: 'outage', dependency: 'Postgres', reason: text(e.message) };
   }

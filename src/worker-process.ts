@@ -29,7 +29,8 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   const knex = createKnex(config.databaseUrl);
   const metrics = new ServiceMetrics({ pool: poolStats(knex) });
   const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
-    clientMetricsInterceptor(metrics), ...(tracing?.clientInterceptors ?? []),
+    clientMetricsInterceptor(metrics),
+    ...(tracing?.clientInterceptors ?? []),
   ]);
   const metricsServer = metricsPort
     ? await serveWorkerMetrics({ port: metricsPort, metrics, sdkUrl: sdkPort ? `http://127.0.0.1:${sdkPort}/metrics` : undefined, log })

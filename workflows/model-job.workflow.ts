@@ -1,8 +1,25 @@
 import {
-  proxyActivities, proxyLocalActivities, patched, setHandler, condition, upsertSearchAttributes, ApplicationFailure, ActivityFailure, allHandlersFinished, log,
+  proxyActivities,
+  proxyLocalActivities,
+  patched,
+  setHandler,
+  condition,
+  upsertSearchAttributes,
+  ApplicationFailure,
+  ActivityFailure,
+  allHandlersFinished,
+  log,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { completeJobUpdate, jobStateQuery, CompletionReport, CompletionResult, ModelJobInput, COMPLETION_CONFLICT, TriggeredEvent } from './definitions';
+import {
+  completeJobUpdate,
+  jobStateQuery,
+  CompletionReport,
+  CompletionResult,
+  ModelJobInput,
+  COMPLETION_CONFLICT,
+  TriggeredEvent,
+} from './definitions';
 import { JOB_STATUS } from './search-attributes';
 
 // Timeouts fit the work, so a task lost with a dead worker is retried within seconds, not minutes:
@@ -52,9 +69,14 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
   setHandler(
     completeJobUpdate,
     async (incoming) => {
-      if (timedOut) throw ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: 'the job already timed out', nonRetryable: true });
+      if (timedOut)
+        throw ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: 'the job already timed out', nonRetryable: true });
       if (report && report.status !== incoming.status) {
-        throw ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: `the job was already reported ${report.status}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: COMPLETION_CONFLICT,
+          message: `the job was already reported ${report.status}`,
+          nonRetryable: true,
+        });
       }
       report ??= incoming;
       await condition(() => result !== undefined);

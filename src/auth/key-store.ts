@@ -57,7 +57,10 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
         lastError = undefined;
       } catch (err) {
         lastError = err;
-        options.log?.warn({ err: (err as Error).message, url: options.url, ageSeconds: Math.round((now() - fetchedAt) / 1000) }, 'signing key refresh failed');
+        options.log?.warn(
+          { err: (err as Error).message, url: options.url, ageSeconds: Math.round((now() - fetchedAt) / 1000) },
+          'signing key refresh failed',
+        );
         throw err;
       } finally {
         inFlight = undefined;
@@ -68,7 +71,9 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
 
   const age = () => (now() - fetchedAt) / 1000;
   const unavailable = (err: unknown) =>
-    new UnavailableError(`the identity provider is unavailable: its signing keys could not be fetched (${(err as Error).message})`, { cause: err });
+    new UnavailableError(`the identity provider is unavailable: its signing keys could not be fetched (${(err as Error).message})`, {
+      cause: err,
+    });
 
   const getKey: JWTVerifyGetKey = async (header, token) => {
     if (!local || age() > options.maxStalenessSeconds) {

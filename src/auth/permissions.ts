@@ -1,7 +1,15 @@
 /** Operation permissions, and the scopes that grant them (spec part 5). */
 export const PERMISSIONS = [
-  'read_models', 'write_models', 'train_model', 'run_inference', 'complete_job',
-  'client_read', 'service_init', 'manage_services', 'manage_domains', 'manage_webhooks',
+  'read_models',
+  'write_models',
+  'train_model',
+  'run_inference',
+  'complete_job',
+  'client_read',
+  'service_init',
+  'manage_services',
+  'manage_domains',
+  'manage_webhooks',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

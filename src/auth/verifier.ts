@@ -38,7 +38,13 @@ function headerProblem(token: string): string | undefined {
  * are checked with `clockSkewSeconds` of tolerance (an `iat` in the future is refused). The error says what
  * failed in general terms; a key set that cannot be had is a 503, not a 401.
  */
-export function createTokenVerifier(options: { keys: JWTVerifyGetKey; issuer?: string; audience?: string; clockSkewSeconds?: number; cacheSize?: number }): TokenVerifier {
+export function createTokenVerifier(options: {
+  keys: JWTVerifyGetKey;
+  issuer?: string;
+  audience?: string;
+  clockSkewSeconds?: number;
+  cacheSize?: number;
+}): TokenVerifier {
   const skew = options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
   // A caller sends the same token with every request for its lifetime; its signature check (an RSA or EC verify)
   // is a measurable share of a read. Verified tokens are remembered until their `exp` (+ skew), by their exact text.

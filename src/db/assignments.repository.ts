@@ -35,12 +35,13 @@ export async function findActive(db: Db, scope: Scope, key: string): Promise<Ass
 
 /** Archives the active revision under the key, if any; returns how many rows it archived. */
 export async function archiveActive(db: Db, scope: Scope, key: string): Promise<number> {
-  return inScope(db, scope)
-    .where({ assignment_key: key, status: 'active' })
-    .update({ status: 'archived', updated_at: db.fn.now() });
+  return inScope(db, scope).where({ assignment_key: key, status: 'active' }).update({ status: 'archived', updated_at: db.fn.now() });
 }
 
-export type NewRevision = Pick<AssignmentRow, 'assignment_key' | 'model_id' | 'model_version' | 'status' | 'role' | 'settings' | 'metadata'>;
+export type NewRevision = Pick<
+  AssignmentRow,
+  'assignment_key' | 'model_id' | 'model_version' | 'status' | 'role' | 'settings' | 'metadata'
+>;
 
 export async function insertRevision(db: Db, scope: Scope, r: NewRevision): Promise<AssignmentRow> {
   const [row] = await db('assignments')

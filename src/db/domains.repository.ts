@@ -55,7 +55,13 @@ export async function replaceFeatureDefinitions(db: Db, domainUuid: string, feat
   await db('feature_definitions').where({ domain_uuid: domainUuid }).delete();
   if (features.length) {
     await db('feature_definitions').insert(
-      features.map((f, position) => ({ domain_uuid: domainUuid, name: f.name, json_schema: f.json_schema, mandatory: f.mandatory, position })),
+      features.map((f, position) => ({
+        domain_uuid: domainUuid,
+        name: f.name,
+        json_schema: f.json_schema,
+        mandatory: f.mandatory,
+        position,
+      })),
     );
   }
 }

@@ -46,7 +46,23 @@ export interface JobView extends JobRow {
 }
 
 export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job_type' | 'trigger'> &
-  Partial<Pick<JobRow, 'assignment_id' | 'client_id' | 'domain_uuid' | 'service_uuid' | 'source_job_id' | 'subscription_id' | 'cascade_depth' | 'input' | 'metadata' | 'idempotency_key' | 'idempotency_owner' | 'idempotency_fingerprint'>>;
+  Partial<
+    Pick<
+      JobRow,
+      | 'assignment_id'
+      | 'client_id'
+      | 'domain_uuid'
+      | 'service_uuid'
+      | 'source_job_id'
+      | 'subscription_id'
+      | 'cascade_depth'
+      | 'input'
+      | 'metadata'
+      | 'idempotency_key'
+      | 'idempotency_owner'
+      | 'idempotency_fingerprint'
+    >
+  >;
 
 function jobViews(db: Db) {
   return db('model_jobs')
@@ -64,9 +80,10 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobRow; cre
   };
   // Any unique key (idempotency key, cascade of one subscription for one source job) means "already created".
   const insert = db('model_jobs').insert(values);
-  const rows: JobRow[] = job.idempotency_key || (job.subscription_id && job.source_job_id)
-    ? await insert.onConflict().ignore().returning('*')
-    : await insert.returning('*');
+  const rows: JobRow[] =
+    job.idempotency_key || (job.subscription_id && job.source_job_id)
+      ? await insert.onConflict().ignore().returning('*')
+      : await insert.returning('*');
   if (rows[0]) return { row: rows[0], created: true };
   const existing = job.idempotency_key
     ? await findByIdempotencyKey(db, job.idempotency_owner!, job.idempotency_key)
@@ -90,7 +107,12 @@ export async function claimForRun(db: Db, jobId: string, runId: string): Promise
   const claimed = await db('model_jobs')
     .where({ job_id: jobId })
     .andWhere((q) => q.where('status', 'pending').orWhere('workflow_run_id', runId))
-    .update({ status: db.raw(`case when status = 'pending' then 'running' else status end`), workflow_run_id: runId, started_at: db.raw('coalesce(started_at, now())'), updated_at: db.fn.now() });
+    .update({
+      status: db.raw(`case when status = 'pending' then 'running' else status end`),
+      workflow_run_id: runId,
+      started_at: db.raw('coalesce(started_at, now())'),
+      updated_at: db.fn.now(),
+    });
   return claimed > 0;
 }
 
@@ -110,7 +132,9 @@ export async function finishJob(db: Db, jobId: string, status: JobStatus, output
 }
 
 export async function storeCompletionResult(db: Db, jobId: string, result: CompletionResult): Promise<void> {
-  await db('model_jobs').where({ job_id: jobId }).update({ completion_result: JSON.stringify(result), updated_at: db.fn.now() });
+  await db('model_jobs')
+    .where({ job_id: jobId })
+    .update({ completion_result: JSON.stringify(result), updated_at: db.fn.now() });
 }
 
 /** Whether a newer inference job exists for the service: an older job's outcome then no longer sets its status. */
@@ -118,7 +142,9 @@ export async function hasNewerServiceJob(db: Db, job: JobRow): Promise<boolean> 
   if (!job.service_uuid) return false;
   const newer = await db('model_jobs')
     .where({ service_uuid: job.service_uuid, job_type: 'inference' })
-    .where((q) => q.where('created_at', '>', job.created_at).orWhere((q2) => q2.where('created_at', job.created_at).where('job_id', '>', job.job_id)))
+    .where((q) =>
+      q.where('created_at', '>', job.created_at).orWhere((q2) => q2.where('created_at', job.created_at).where('job_id', '>', job.job_id)),
+    )
     .first('job_id');
   return Boolean(newer);
 }

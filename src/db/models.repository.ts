@@ -52,12 +52,16 @@ export async function findModel(db: Db, id: string): Promise<ModelRow | undefine
 /** A model with its newest version (or null), in one statement: the read path of GET /v2/models/{id}. */
 export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ model: ModelRow; version: VersionRow | null } | undefined> {
   const row = await modelsWithStatus(db)
-    .select(db.raw(`(SELECT to_jsonb(v) FROM model_versions v WHERE v.model_id = models.id
-                     ORDER BY v.created_at DESC, v.version DESC LIMIT 1) AS newest_version`))
+    .select(
+      db.raw(`(SELECT to_jsonb(v) FROM model_versions v WHERE v.model_id = models.id
+                     ORDER BY v.created_at DESC, v.version DESC LIMIT 1) AS newest_version`),
+    )
     .where('models.id', id)
     .first();
   if (!row) return undefined;
-  const { newest_version: v, ...model } = row as ModelRow & { newest_version: (Omit<VersionRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null };
+  const { newest_version: v, ...model } = row as ModelRow & {
+    newest_version: (Omit<VersionRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
+  };
   return { model, version: v ? { ...v, created_at: new Date(v.created_at), updated_at: new Date(v.updated_at) } : null };
 }
 
@@ -75,7 +79,11 @@ export async function insertModel(db: Db, model: Omit<ModelRow, 'created_at' | '
   });
 }
 
-export async function updateModel(db: Db, id: string, changes: Partial<Pick<ModelRow, 'name' | 'description' | 'metadata' | 'handlers' | 'handler_contracts'>>) {
+export async function updateModel(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<ModelRow, 'name' | 'description' | 'metadata' | 'handlers' | 'handler_contracts'>>,
+) {
   const row: Record<string, unknown> = { updated_at: db.fn.now() };
   for (const [k, v] of Object.entries(changes)) {
     if (v !== undefined) row[k] = k === 'name' || k === 'description' || v === null ? v : JSON.stringify(v);
@@ -108,14 +116,16 @@ export async function lockVersion(db: Db, modelId: string, version: string): Pro
 export async function newestVersion(db: Db, modelId: string, status?: VersionStatus): Promise<VersionRow | undefined> {
   const q = db('model_versions').where({ model_id: modelId });
   if (status) q.where({ status });
-  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'version', order: 'desc' }]).first();
+  return q
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'version', order: 'desc' },
+    ])
+    .first();
 }
 
 export async function setVersionStatus(db: Db, modelId: string, version: string, status: VersionStatus): Promise<VersionRow> {
-  const [row] = await db('model_versions')
-    .where({ model_id: modelId, version })
-    .update({ status, updated_at: db.fn.now() })
-    .returning('*');
+  const [row] = await db('model_versions').where({ model_id: modelId, version }).update({ status, updated_at: db.fn.now() }).returning('*');
   return row;
 }
 

@@ -19,9 +19,16 @@ function decodeCursor(cursor: string): [string, string] {
   if (cursor.length <= MAX_CURSOR_LENGTH && /^[A-Za-z0-9_-]+$/.test(cursor)) {
     try {
       const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
-        && ISO_INSTANT.test(value[0]) && !value[0].startsWith('0000') && new Date(value[0]).toISOString() === value[0]
-        && CURSOR_ID.test(value[1])) {
+      if (
+        Array.isArray(value) &&
+        value.length === 2 &&
+        typeof value[0] === 'string' &&
+        typeof value[1] === 'string' &&
+        ISO_INSTANT.test(value[0]) &&
+        !value[0].startsWith('0000') &&
+        new Date(value[0]).toISOString() === value[0] &&
+        CURSOR_ID.test(value[1])
+      ) {
         return value as [string, string];
       }
     } catch {
@@ -48,16 +55,21 @@ export async function paginate<Row extends { created_at: Date }>(
     // Compared as text, so a forged id cannot make Postgres reject the cast; lowercase uuid text sorts like the uuid.
     query.whereRaw(`(??, ??::text) < (?::timestamptz, ?)`, [created, key, at, id]);
   }
-  const rows: Row[] = await query.orderBy([{ column: created, order: 'desc' }, { column: key, order: 'desc' }]).limit(page.limit + 1);
+  const rows: Row[] = await query
+    .orderBy([
+      { column: created, order: 'desc' },
+      { column: key, order: 'desc' },
+    ])
+    .limit(page.limit + 1);
   const items = rows.slice(0, page.limit);
   // Every paginated table has created_at; the tiebreak column is the key named by the caller.
   const last = items[items.length - 1] as Row & { created_at: Date } & Record<string, unknown>;
-  const next_cursor = rows.length > page.limit
-    ? Buffer.from(JSON.stringify([last.created_at.toISOString(), String(last[tiebreak] as string)])).toString('base64url')
-    : null;
+  const next_cursor =
+    rows.length > page.limit
+      ? Buffer.from(JSON.stringify([last.created_at.toISOString(), String(last[tiebreak] as string)])).toString('base64url')
+      : null;
   return { items, next_cursor };
 }
-
 
 /**
  * Keyset pagination in ascending order of one unique text column, for lists whose natural order is a key
@@ -67,7 +79,10 @@ export async function paginateByKey<Row extends object>(query: Knex.QueryBuilder
   if (page.cursor) query.where(column, '>', decodeKeyCursor(page.cursor));
   const rows: Row[] = await query.orderBy(column).limit(page.limit + 1);
   const items = rows.slice(0, page.limit);
-  const next_cursor = rows.length > page.limit ? Buffer.from(JSON.stringify({ after: String((items[items.length - 1] as Record<string, unknown>)[column]) })).toString('base64url') : null;
+  const next_cursor =
+    rows.length > page.limit
+      ? Buffer.from(JSON.stringify({ after: String((items[items.length - 1] as Record<string, unknown>)[column]) })).toString('base64url')
+      : null;
   return { items, next_cursor };
 }
 

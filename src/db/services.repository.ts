@@ -56,7 +56,12 @@ function jsonColumns(w: Partial<ServiceWrite>) {
 }
 
 /** Creates the service, or re-initializes the existing one with the same service_id. */
-export async function upsertService(db: Db, domainUuid: string, serviceId: string, w: ServiceWrite): Promise<{ row: ServiceRow; created: boolean }> {
+export async function upsertService(
+  db: Db,
+  domainUuid: string,
+  serviceId: string,
+  w: ServiceWrite,
+): Promise<{ row: ServiceRow; created: boolean }> {
   const rows = await db.raw(
     `INSERT INTO services (service_uuid, domain_uuid, service_id, status, departure_datetime, provided_features, resolved_features)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)
@@ -64,7 +69,15 @@ export async function upsertService(db: Db, domainUuid: string, serviceId: strin
        departure_datetime = EXCLUDED.departure_datetime, provided_features = EXCLUDED.provided_features,
        resolved_features = EXCLUDED.resolved_features, updated_at = now()
      RETURNING *, (xmax = 0) AS created`,
-    [randomUUID(), domainUuid, serviceId, w.status, w.departure_datetime, JSON.stringify(w.provided_features), JSON.stringify(w.resolved_features)],
+    [
+      randomUUID(),
+      domainUuid,
+      serviceId,
+      w.status,
+      w.departure_datetime,
+      JSON.stringify(w.provided_features),
+      JSON.stringify(w.resolved_features),
+    ],
   );
   const { created, ...row } = rows.rows[0];
   return { row, created };
@@ -80,11 +93,7 @@ export async function updateService(db: Db, serviceUuid: string, w: Partial<Serv
 
 /** Services whose departure is still ahead: the ones a default assignment must not break. */
 export async function nonDepartedServices(db: Db, domainUuid: string): Promise<ServiceRow[]> {
-  return db('services')
-    .where({ domain_uuid: domainUuid })
-    .where('departure_datetime', '>', db.fn.now())
-    .orderBy('service_id')
-    .forUpdate();
+  return db('services').where({ domain_uuid: domainUuid }).where('departure_datetime', '>', db.fn.now()).orderBy('service_id').forUpdate();
 }
 
 export async function listServices(db: Db, domainUuid: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {

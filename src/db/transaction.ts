@@ -9,7 +9,11 @@ export const CONTENTION_ATTEMPTS = 5;
  * (40P01, 40001): the transaction was rolled back whole, so running it again is safe, and the next run
  * usually finds the winner's rows (an idempotent repeat then answers as a repeat).
  */
-export async function inTransaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = CONTENTION_ATTEMPTS): Promise<T> {
+export async function inTransaction<T>(
+  knex: Knex,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  attempts = CONTENTION_ATTEMPTS,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await knex.transaction(work);

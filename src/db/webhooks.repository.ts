@@ -100,16 +100,26 @@ export function toDelivery(row: DeliveryRow & { event_type: string }, attempts: 
     completed_at: iso(row.completed_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    attempt_log: attempts.map((a) => ({ attempt: a.attempt, attempted_at: iso(a.attempted_at), status_code: a.status_code, latency_ms: a.latency_ms, error: a.error })),
+    attempt_log: attempts.map((a) => ({
+      attempt: a.attempt,
+      attempted_at: iso(a.attempted_at),
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      error: a.error,
+    })),
   };
 }
 
 // --- endpoints
 
-export type NewEndpoint = Pick<EndpointRow, 'client_id' | 'url' | 'description' | 'event_types' | 'filter' | 'secret'> & { status?: EndpointStatus };
+export type NewEndpoint = Pick<EndpointRow, 'client_id' | 'url' | 'description' | 'event_types' | 'filter' | 'secret'> & {
+  status?: EndpointStatus;
+};
 
 export async function insertEndpoint(db: Db, e: NewEndpoint): Promise<EndpointRow> {
-  const [row] = await db('webhook_endpoints').insert({ ...e, webhook_id: uuidv7(), filter: JSON.stringify(e.filter) }).returning('*');
+  const [row] = await db('webhook_endpoints')
+    .insert({ ...e, webhook_id: uuidv7(), filter: JSON.stringify(e.filter) })
+    .returning('*');
   return row;
 }
 
@@ -126,7 +136,24 @@ export async function listEndpoints(db: Db, clientId: string | null, page: PageR
   return paginate<EndpointRow>(q, page, 'webhook_id', 'webhook_endpoints');
 }
 
-export async function updateEndpoint(db: Db, webhookId: string, changes: Partial<Pick<EndpointRow, 'url' | 'description' | 'event_types' | 'filter' | 'status' | 'secret' | 'previous_secret' | 'previous_secret_expires_at' | 'failing_since'>>): Promise<EndpointRow> {
+export async function updateEndpoint(
+  db: Db,
+  webhookId: string,
+  changes: Partial<
+    Pick<
+      EndpointRow,
+      | 'url'
+      | 'description'
+      | 'event_types'
+      | 'filter'
+      | 'status'
+      | 'secret'
+      | 'previous_secret'
+      | 'previous_secret_expires_at'
+      | 'failing_since'
+    >
+  >,
+): Promise<EndpointRow> {
   const values: Record<string, unknown> = { ...changes, updated_at: db.fn.now() };
   if (changes.filter) values.filter = JSON.stringify(changes.filter);
   const [row] = await db('webhook_endpoints').where({ webhook_id: webhookId }).update(values).returning('*');
@@ -139,7 +166,8 @@ export async function deleteEndpoint(db: Db, webhookId: string): Promise<void> {
 
 /** The secrets a delivery is signed with now: the current one, and the previous one during its grace period. */
 export function signingSecrets(row: EndpointRow, now = new Date()): string[] {
-  const previous = row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now ? [row.previous_secret] : [];
+  const previous =
+    row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now ? [row.previous_secret] : [];
   return [row.secret, ...previous];
 }
 
@@ -152,17 +180,19 @@ export async function claimUndispatched(db: Db, limit: number): Promise<EventRow
 
 /** Endpoints an event goes to: its tenant's and the platform-wide ones that ask for its type and pass the filter. */
 export async function endpointsFor(db: Db, event: EventRow): Promise<EndpointRow[]> {
-  return db('webhook_endpoints')
-    .whereNot({ status: 'disabled' })
-    // An endpoint created after the change did not ask for it.
-    .where('created_at', '<=', event.occurred_at)
-    .where((q) => {
-      q.whereNull('client_id');
-      if (event.client_id) q.orWhere({ client_id: event.client_id });
-    })
-    .whereRaw('? = ANY(event_types)', [event.type])
-    .whereRaw("(filter->>'domain_id' IS NULL OR filter->>'domain_id' = ?)", [event.domain_id ?? ''])
-    .whereRaw("(filter->>'model_id' IS NULL OR filter->>'model_id' = ?)", [event.model_id ?? '']);
+  return (
+    db('webhook_endpoints')
+      .whereNot({ status: 'disabled' })
+      // An endpoint created after the change did not ask for it.
+      .where('created_at', '<=', event.occurred_at)
+      .where((q) => {
+        q.whereNull('client_id');
+        if (event.client_id) q.orWhere({ client_id: event.client_id });
+      })
+      .whereRaw('? = ANY(event_types)', [event.type])
+      .whereRaw("(filter->>'domain_id' IS NULL OR filter->>'domain_id' = ?)", [event.domain_id ?? ''])
+      .whereRaw("(filter->>'model_id' IS NULL OR filter->>'model_id' = ?)", [event.model_id ?? ''])
+  );
 }
 
 export async function markDispatched(db: Db, eventIds: string[]): Promise<void> {
@@ -179,12 +209,24 @@ export async function findEvent(db: Db, eventId: string): Promise<EventRow | und
 export async function insertDeliveries(db: Db, event: EventRow, webhookIds: string[]): Promise<DeliveryRow[]> {
   if (!webhookIds.length) return [];
   return db('webhook_deliveries')
-    .insert(webhookIds.map((webhook_id) => ({ delivery_id: uuidv7(), webhook_id, event_id: event.event_id, event_seq: event.seq, ordering_key: event.ordering_key })))
-    .onConflict(['webhook_id', 'event_id']).ignore()
+    .insert(
+      webhookIds.map((webhook_id) => ({
+        delivery_id: uuidv7(),
+        webhook_id,
+        event_id: event.event_id,
+        event_seq: event.seq,
+        ordering_key: event.ordering_key,
+      })),
+    )
+    .onConflict(['webhook_id', 'event_id'])
+    .ignore()
     .returning('*');
 }
 
-const withType = (db: Db) => db('webhook_deliveries').join('webhook_events', 'webhook_events.event_id', 'webhook_deliveries.event_id').select('webhook_deliveries.*', 'webhook_events.type as event_type');
+const withType = (db: Db) =>
+  db('webhook_deliveries')
+    .join('webhook_events', 'webhook_events.event_id', 'webhook_deliveries.event_id')
+    .select('webhook_deliveries.*', 'webhook_events.type as event_type');
 
 export async function findDelivery(db: Db, deliveryId: string): Promise<(DeliveryRow & { event_type: string }) | undefined> {
   return withType(db).where('webhook_deliveries.delivery_id', deliveryId).first();
@@ -197,7 +239,9 @@ export async function listDeliveries(db: Db, webhookId: string, page: PageReques
 }
 
 export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
-  const rows: AttemptRow[] = deliveryIds.length ? await db('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).orderBy(['delivery_id', 'attempt']) : [];
+  const rows: AttemptRow[] = deliveryIds.length
+    ? await db('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).orderBy(['delivery_id', 'attempt'])
+    : [];
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const r of rows) byDelivery.set(r.delivery_id, [...(byDelivery.get(r.delivery_id) ?? []), r]);
   return byDelivery;
@@ -206,54 +250,76 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
 /** A page of deliveries with their attempt logs (one query for all the logs). */
 export async function deliveryPage(db: Db, webhookId: string, page: PageRequest, status?: string) {
   const rows = await listDeliveries(db, webhookId, page, status);
-  const logs = await attemptsOf(db, rows.items.map((r) => r.delivery_id));
+  const logs = await attemptsOf(
+    db,
+    rows.items.map((r) => r.delivery_id),
+  );
   return mapPage(rows, (r) => toDelivery(r, logs.get(r.delivery_id) ?? []));
 }
 
 /** The next delivery of an (endpoint, ordering key) queue: the oldest pending one by event order. */
 export async function nextPending(db: Db, webhookId: string, orderingKey: string): Promise<string | undefined> {
-  const row = await db('webhook_deliveries').where({ webhook_id: webhookId, ordering_key: orderingKey, status: 'pending' }).orderBy(['event_seq', 'created_at']).first('delivery_id');
+  const row = await db('webhook_deliveries')
+    .where({ webhook_id: webhookId, ordering_key: orderingKey, status: 'pending' })
+    .orderBy(['event_seq', 'created_at'])
+    .first('delivery_id');
   return row?.delivery_id;
 }
 
 /** Counts an attempt before it is made, so a crash mid-request still shows in the log count. */
 export async function beginAttempt(db: Db, deliveryId: string): Promise<number> {
-  const [row] = await db('webhook_deliveries').where({ delivery_id: deliveryId, status: 'pending' })
-    .update({ attempts: db.raw('attempts + 1'), last_attempt_at: db.fn.now(), updated_at: db.fn.now() }).returning('attempts');
+  const [row] = await db('webhook_deliveries')
+    .where({ delivery_id: deliveryId, status: 'pending' })
+    .update({ attempts: db.raw('attempts + 1'), last_attempt_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning('attempts');
   return row?.attempts ?? 0;
 }
 
-export async function recordAttempt(db: Db, deliveryId: string, attempt: AttemptRow, outcome: { status: DeliveryStatus; nextAttemptAt: Date | null }): Promise<void> {
+export async function recordAttempt(
+  db: Db,
+  deliveryId: string,
+  attempt: AttemptRow,
+  outcome: { status: DeliveryStatus; nextAttemptAt: Date | null },
+): Promise<void> {
   await db('webhook_delivery_attempts').insert(attempt);
-  await db('webhook_deliveries').where({ delivery_id: deliveryId }).update({
-    status: outcome.status,
-    last_status_code: attempt.status_code,
-    last_latency_ms: attempt.latency_ms,
-    last_error: attempt.error,
-    next_attempt_at: outcome.nextAttemptAt,
-    completed_at: outcome.status === 'pending' ? null : db.fn.now(),
-    updated_at: db.fn.now(),
-  });
+  await db('webhook_deliveries')
+    .where({ delivery_id: deliveryId })
+    .update({
+      status: outcome.status,
+      last_status_code: attempt.status_code,
+      last_latency_ms: attempt.latency_ms,
+      last_error: attempt.error,
+      next_attempt_at: outcome.nextAttemptAt,
+      completed_at: outcome.status === 'pending' ? null : db.fn.now(),
+      updated_at: db.fn.now(),
+    });
 }
 
 /** Retries ran out (or the target was refused): the delivery fails and its endpoint is marked failing. */
 export async function giveUp(db: Db, deliveryId: string, reason: string): Promise<void> {
-  const [row] = await db('webhook_deliveries').where({ delivery_id: deliveryId, status: 'pending' })
-    .update({ status: 'failed', last_error: reason, next_attempt_at: null, completed_at: db.fn.now(), updated_at: db.fn.now() }).returning('webhook_id');
+  const [row] = await db('webhook_deliveries')
+    .where({ delivery_id: deliveryId, status: 'pending' })
+    .update({ status: 'failed', last_error: reason, next_attempt_at: null, completed_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning('webhook_id');
   if (row) {
-    await db('webhook_endpoints').where({ webhook_id: row.webhook_id, status: 'active' })
+    await db('webhook_endpoints')
+      .where({ webhook_id: row.webhook_id, status: 'active' })
       .update({ status: 'failing', failing_since: db.fn.now(), updated_at: db.fn.now() });
   }
 }
 
 /** A delivery that succeeds clears its endpoint's failing status. */
 export async function endpointRecovered(db: Db, webhookId: string): Promise<void> {
-  await db('webhook_endpoints').where({ webhook_id: webhookId, status: 'failing' }).update({ status: 'active', failing_since: null, updated_at: db.fn.now() });
+  await db('webhook_endpoints')
+    .where({ webhook_id: webhookId, status: 'failing' })
+    .update({ status: 'active', failing_since: null, updated_at: db.fn.now() });
 }
 
 /** Puts a finished delivery back in its queue (same event, same event id). */
 export async function requeue(db: Db, deliveryId: string): Promise<boolean> {
-  const n = await db('webhook_deliveries').where({ delivery_id: deliveryId }).whereNot({ status: 'pending' })
+  const n = await db('webhook_deliveries')
+    .where({ delivery_id: deliveryId })
+    .whereNot({ status: 'pending' })
     .update({ status: 'pending', next_attempt_at: null, completed_at: null, queued_at: db.fn.now(), updated_at: db.fn.now() });
   return n > 0;
 }
@@ -263,14 +329,21 @@ export async function requeue(db: Db, deliveryId: string): Promise<boolean> {
  * had no attempt since: their workflow start was lost, or the run ended just before the delivery was added.
  * Queues whose head is being retried are not returned, so a long backoff costs nothing here.
  */
-export async function strandedQueues(db: Db, olderThanSeconds: number, limit = 100): Promise<{ webhook_id: string; ordering_key: string }[]> {
-  const { rows } = await db.raw(`
+export async function strandedQueues(
+  db: Db,
+  olderThanSeconds: number,
+  limit = 100,
+): Promise<{ webhook_id: string; ordering_key: string }[]> {
+  const { rows } = await db.raw(
+    `
     SELECT webhook_id, ordering_key FROM (
       SELECT DISTINCT ON (webhook_id, ordering_key) webhook_id, ordering_key, queued_at, last_attempt_at
       FROM webhook_deliveries WHERE status = 'pending'
       ORDER BY webhook_id, ordering_key, event_seq, created_at
     ) head
     WHERE queued_at < now() - make_interval(secs => ?) AND (last_attempt_at IS NULL OR last_attempt_at < queued_at)
-    LIMIT ?`, [olderThanSeconds, limit]);
+    LIMIT ?`,
+    [olderThanSeconds, limit],
+  );
   return rows;
 }

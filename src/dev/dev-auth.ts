@@ -32,6 +32,16 @@ export async function serveJwks(publicJwk: JWK): Promise<{ url: string; server: 
   return { url: `http://127.0.0.1:${port}/jwks.json`, server };
 }
 
-export async function mintDevToken(privateKey: KeyLike, kid: string | undefined, claims: Record<string, unknown>, expiresIn = '12h'): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(DEV_ISSUER).setIssuedAt().setExpirationTime(expiresIn).sign(privateKey);
+export async function mintDevToken(
+  privateKey: KeyLike,
+  kid: string | undefined,
+  claims: Record<string, unknown>,
+  expiresIn = '12h',
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid })
+    .setIssuer(DEV_ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(privateKey);
 }

@@ -11,7 +11,9 @@ export interface EmbeddedPostgres {
  * resolves with the URL it prints. `args`: `--dir DIR` for persistent data, or `--ephemeral`.
  */
 export async function startEmbeddedPostgres(root: string, args: string[]): Promise<EmbeddedPostgres> {
-  const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       const match = /DATABASE_URL=(\S+)/.exec(chunk.toString());

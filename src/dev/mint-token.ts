@@ -10,11 +10,19 @@ import { loadConfig } from '../config';
 async function run() {
   const { values } = parseArgs({
     options: {
-      'client-id': { type: 'string' }, scope: { type: 'string' }, user: { type: 'string' }, groups: { type: 'string' }, ttl: { type: 'string', default: '12h' },
+      'client-id': { type: 'string' },
+      scope: { type: 'string' },
+      user: { type: 'string' },
+      groups: { type: 'string' },
+      ttl: { type: 'string', default: '12h' },
     },
   });
   const { scopePrefix: prefix, groupsClaim } = loadConfig().auth;
-  const scope = (values.scope ?? (values.user ? '' : 'admin')).split(/[ ,]+/).filter(Boolean).map((s) => (s.startsWith(prefix) ? s : prefix + s)).join(' ');
+  const scope = (values.scope ?? (values.user ? '' : 'admin'))
+    .split(/[ ,]+/)
+    .filter(Boolean)
+    .map((s) => (s.startsWith(prefix) ? s : prefix + s))
+    .join(' ');
   const claims: Record<string, unknown> = values.user
     ? { sub: values.user, username: values.user, [groupsClaim]: (values.groups ?? '').split(/[ ,]+/).filter(Boolean) }
     : { sub: values['client-id'] ?? DEV_PLATFORM_CLIENT, client_id: values['client-id'] ?? DEV_PLATFORM_CLIENT };

@@ -70,14 +70,21 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     if (!config.temporal.address) {
       const mode = options.env.TEMPORAL_MODE || 'dev';
       if (mode !== 'dev' && mode !== 'server') throw new Error(`TEMPORAL_MODE must be dev or server, not ${mode}`);
-      const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh'), mode === 'dev' ? 'cli' : 'server'], { stdio: 'inherit' });
+      const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh'), mode === 'dev' ? 'cli' : 'server'], {
+        stdio: 'inherit',
+      });
       if (setup.status !== 0) throw new Error('the Temporal binaries are not available (see the message above)');
       const ports = options.temporalPorts ?? { grpc: 7233, ui: 8233 };
       // `server`: the production-shaped server, keeping its state in two databases beside the service's own.
       const server =
         mode === 'dev'
           ? await startDevServer({ dbFile: path.join(options.dataDir, 'temporal', 'temporal.db'), port: ports.grpc, uiPort: ports.ui })
-          : await startTemporalServer({ postgresUrl: config.databaseUrl, workDir: path.join(options.dataDir, 'temporal-server'), port: ports.grpc, uiPort: ports.ui });
+          : await startTemporalServer({
+              postgresUrl: config.databaseUrl,
+              workDir: path.join(options.dataDir, 'temporal-server'),
+              port: ports.grpc,
+              uiPort: ports.ui,
+            });
       cleanups.push(() => server.stop());
       config.temporal.address = server.address;
       config.temporal.uiUrl ??= server.uiUrl ?? undefined;
@@ -93,7 +100,9 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       config.auth.issuer = DEV_ISSUER;
       config.auth.machineClients[DEV_PLATFORM_CLIENT] ??= { access: 'platform', tenants: [] };
       adminToken = await mintDevToken(privateKey, publicJwk.kid, {
-        sub: DEV_PLATFORM_CLIENT, client_id: DEV_PLATFORM_CLIENT, scope: `${config.auth.scopePrefix}admin`,
+        sub: DEV_PLATFORM_CLIENT,
+        client_id: DEV_PLATFORM_CLIENT,
+        scope: `${config.auth.scopePrefix}admin`,
       });
       started.push('dev-auth');
     }
@@ -105,13 +114,21 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     // One process, one registry: the API's /metrics shows the worker's series too.
     const metrics = new ServiceMetrics({ pool: poolStats(knex) });
     const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
-      clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? []),
+      clientMetricsInterceptor(metrics),
+      ...(options.tracing?.clientInterceptors ?? []),
     ]);
     cleanups.push(() => temporal.connection.close());
     const gateway = jobGatewayFor(temporal, config, metrics);
 
     const { worker, connection } = await createJobWorker({
-      config, knex, client: temporal, log, inProcess: builtinImplementations, workflowBundle: options.workflowBundle, tracing: options.tracing, metrics,
+      config,
+      knex,
+      client: temporal,
+      log,
+      inProcess: builtinImplementations,
+      workflowBundle: options.workflowBundle,
+      tracing: options.tracing,
+      metrics,
     });
     const workerRun = worker.run();
     cleanups.push(async () => {
@@ -126,7 +143,16 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(async () => dispatcher?.stop());
 
     const verify = verifierFromConfig(config.auth, log);
-    const { app } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(builtinImplementations) });
+    const { app } = createApp({
+      config,
+      knex,
+      temporal,
+      gateway,
+      verify,
+      log,
+      metrics,
+      inProcessNames: Object.keys(builtinImplementations),
+    });
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));

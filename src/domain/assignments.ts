@@ -48,7 +48,12 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
    * The freeze check of a default assignment: apply service_updates (validated against the target freeze),
    * then every non-departed service must satisfy the freeze, or the whole call is refused.
    */
-  async function applyDefaultFreeze(trx: Knex.Transaction, domainUuid: string, body: AssignmentBody, frozen: Parameters<FeatureRules['resolve']>[0]) {
+  async function applyDefaultFreeze(
+    trx: Knex.Transaction,
+    domainUuid: string,
+    body: AssignmentBody,
+    frozen: Parameters<FeatureRules['resolve']>[0],
+  ) {
     const services = await servicesRepo.nonDepartedServices(trx, domainUuid);
     const byId = new Map(services.map((s) => [s.service_id, s]));
     const patched = new Map<string, Record<string, unknown>>();
@@ -100,14 +105,17 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     const domain = await requireDomain(knex, clientId, domainId);
     const service = await requireService(knex, domain, serviceId);
     if (domain.status !== 'active') throw new UnprocessableError(`domain ${domainId} is not active`);
-    if (!(await activeDefault(knex, domain.domain_uuid, domainId))) throw new UnprocessableError(`domain ${domainId} has no model assigned`);
+    if (!(await activeDefault(knex, domain.domain_uuid, domainId)))
+      throw new UnprocessableError(`domain ${domainId} has no model assigned`);
     const version = await requireAssignableVersion(knex, body.model_id, body.model_version);
     const scope = { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId };
     const row = await inTransaction(knex, async (trx) => {
       const locked = await requireService(trx, domain, serviceId, true);
       const problems = rules.valueProblems(version.features, locked.provided_features);
       if (problems.length && (body.status ?? 'active') === 'active') {
-        throw new UnprocessableError(`feature contract mismatch with ${body.model_id}@${body.model_version}: ${formatFeatureProblems(problems)}`);
+        throw new UnprocessableError(
+          `feature contract mismatch with ${body.model_id}@${body.model_version}: ${formatFeatureProblems(problems)}`,
+        );
       }
       return writeRevision(trx, scope, key, body);
     });

@@ -37,7 +37,8 @@ export async function fireSubscription(
   if (!job) {
     const sub = await subs.findSubscription(knex, input.subscriptionId);
     if (!sub) throw new CascadeRejected('subscription no longer exists');
-    if (sub.status !== 'active') throw new CascadeRejected(`subscription is ${sub.status}; re-activate it after checking its input against the target`);
+    if (sub.status !== 'active')
+      throw new CascadeRejected(`subscription is ${sub.status}; re-activate it after checking its input against the target`);
     if (source.cascade_depth + 1 > deps.maxCascadeDepth) {
       throw new CascadeRejected(`cascade depth limit of ${deps.maxCascadeDepth} reached`);
     }

@@ -16,8 +16,20 @@ export const FEATURE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
 /** Keywords a feature value schema may use: the spec's value keywords plus harmless annotations. */
 export const ALLOWED_FEATURE_KEYWORDS = new Set([
-  'type', 'enum', 'minimum', 'maximum', 'items', 'prefixItems', 'minItems', 'maxItems', 'oneOf',
-  'default', 'description', 'title', 'const', '$schema',
+  'type',
+  'enum',
+  'minimum',
+  'maximum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'oneOf',
+  'default',
+  'description',
+  'title',
+  'const',
+  '$schema',
 ]);
 const SUBSCHEMA_KEYWORDS = new Set(['items']);
 const SUBSCHEMA_LIST_KEYWORDS = new Set(['prefixItems', 'oneOf']);

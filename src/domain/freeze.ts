@@ -11,10 +11,6 @@ export interface Incompatibility {
  * Whether a service's provided_features satisfy a model version's frozen feature contract:
  * every incompatible feature with its stored value, as blocking_services reports it. Empty when compatible.
  */
-export function freezeIncompatibilities(
-  rules: FeatureRules,
-  frozen: FeatureDefinition[],
-  provided: FeatureValues,
-): Incompatibility[] {
+export function freezeIncompatibilities(rules: FeatureRules, frozen: FeatureDefinition[], provided: FeatureValues): Incompatibility[] {
   return rules.valueProblems(frozen, provided).map(({ feature, value, message }) => ({ feature, value, message }));
 }

@@ -36,8 +36,18 @@ export async function recordOutcome(
     if (!job) throw new Error(`job ${jobId} does not exist`);
     const status: jobs.JobStatus = report ? report.status : 'timed_out';
     const output = report?.output ?? (status === 'success' ? {} : undefined);
-    const error = status === 'success' ? undefined : report ? report.error : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
-    const base = { job_id: job.job_id, model_id: job.model_id, model_version: job.model_version, status: report?.status ?? ('failure' as const) };
+    const error =
+      status === 'success'
+        ? undefined
+        : report
+          ? report.error
+          : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
+    const base = {
+      job_id: job.job_id,
+      model_id: job.model_id,
+      model_version: job.model_version,
+      status: report?.status ?? ('failure' as const),
+    };
 
     // Lock order of every job start: the service (or version) row first, then model_jobs. Updating the job row
     // first deadlocked with an init of the same Idempotency-Key, whose unique check waits on this job row.
@@ -56,7 +66,8 @@ export async function recordOutcome(
     const outputSchema = model?.handler_contracts?.[job.job_type]?.output_schema;
     if (status === 'success' && outputSchema !== undefined) {
       const problem = schemas.validate(outputSchema, report?.output ?? {});
-      if (problem) log.warn({ jobId, modelId: job.model_id, problem }, 'job output does not match the output_schema of its handler contract');
+      if (problem)
+        log.warn({ jobId, modelId: job.model_id, problem }, 'job output does not match the output_schema of its handler contract');
     }
 
     if (job.job_type === 'inference' && job.service_uuid && !(await jobs.hasNewerServiceJob(trx, job))) {

@@ -17,7 +17,14 @@ export class JobMissing extends Error {}
 /** What the dispatch step needs: the handler to call and everything it is told. */
 export interface DispatchOrder {
   handler: Handler;
-  job: { job_id: string; job_type: jobs.JobType; model_id: string; model_version: string; input: Record<string, unknown>; trigger_output?: Record<string, unknown> };
+  job: {
+    job_id: string;
+    job_type: jobs.JobType;
+    model_id: string;
+    model_version: string;
+    input: Record<string, unknown>;
+    trigger_output?: Record<string, unknown>;
+  };
   /** The completion route of the job, relative to the API's base URL. */
   completionPath: string;
 }
@@ -26,7 +33,14 @@ export interface DispatchOrder {
  * The steps a job's workflow runs, as application functions: the activities (activities/index.ts) call these and
  * add only what is theirs (the run id, the handler clients, failure classification).
  */
-export function createJobRuns(deps: { knex: Knex; schemas: UserSchemaCompiler; gateway: JobGateway; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics }) {
+export function createJobRuns(deps: {
+  knex: Knex;
+  schemas: UserSchemaCompiler;
+  gateway: JobGateway;
+  log: Logger;
+  maxCascadeDepth: number;
+  metrics?: ServiceMetrics;
+}) {
   const { knex } = deps;
 
   async function loadJob(jobId: string): Promise<jobs.JobView> {
@@ -48,8 +62,11 @@ export function createJobRuns(deps: { knex: Knex; schemas: UserSchemaCompiler; g
       return {
         owned: false,
         result: current.completion_result ?? {
-          job_id: jobId, model_id: current.model_id, model_version: current.model_version,
-          status: current.status === 'success' ? 'success' : 'failure', triggered_events: [],
+          job_id: jobId,
+          model_id: current.model_id,
+          model_version: current.model_version,
+          status: current.status === 'success' ? 'success' : 'failure',
+          triggered_events: [],
         },
       };
     },
@@ -62,7 +79,11 @@ export function createJobRuns(deps: { knex: Knex; schemas: UserSchemaCompiler; g
       return {
         handler: model.handlers[job.job_type],
         job: {
-          job_id: job.job_id, job_type: job.job_type, model_id: job.model_id, model_version: job.model_version, input: job.input ?? {},
+          job_id: job.job_id,
+          job_type: job.job_type,
+          model_id: job.model_id,
+          model_version: job.model_version,
+          input: job.input ?? {},
           ...(triggerOutput ? { trigger_output: triggerOutput } : {}),
         },
         completionPath: `/v2/models/${encodeURIComponent(job.model_id)}/versions/${encodeURIComponent(job.model_version)}/jobs/${job.job_id}/complete`,

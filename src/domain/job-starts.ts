@@ -15,18 +15,35 @@ type StartBody = Schemas['JobStartRequest'];
 export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
   const { knex, jobs } = deps;
 
-  async function runAssignment(assignment: assignmentsRepo.AssignmentRow, where: { clientId: string; domainUuid: string; serviceUuid?: string }, body: StartBody, ctx: JobRequestContext) {
+  async function runAssignment(
+    assignment: assignmentsRepo.AssignmentRow,
+    where: { clientId: string; domainUuid: string; serviceUuid?: string },
+    body: StartBody,
+    ctx: JobRequestContext,
+  ) {
     const version = await models.findVersion(knex, assignment.model_id, assignment.model_version);
-    if (version?.status !== 'active') throw new UnprocessableError(`assigned version ${assignment.model_id}@${assignment.model_version} is not active`);
+    if (version?.status !== 'active')
+      throw new UnprocessableError(`assigned version ${assignment.model_id}@${assignment.model_version} is not active`);
     const model = await requireModel(knex, assignment.model_id);
     const input = body.input ?? {};
     jobs.assertInputFits(model.handler_contracts, 'inference', input);
     return jobs.once(ctx, async () => {
-      const job = await jobs.stage(knex, {
-        model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'assignment',
-        assignment_id: assignment.assignment_id, client_id: where.clientId, domain_uuid: where.domainUuid, service_uuid: where.serviceUuid ?? null,
-        input, metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
-      }, ctx);
+      const job = await jobs.stage(
+        knex,
+        {
+          model_id: assignment.model_id,
+          model_version: assignment.model_version,
+          job_type: 'inference',
+          trigger: 'assignment',
+          assignment_id: assignment.assignment_id,
+          client_id: where.clientId,
+          domain_uuid: where.domainUuid,
+          service_uuid: where.serviceUuid ?? null,
+          input,
+          metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
+        },
+        ctx,
+      );
       return jobs.launch(job);
     });
   }
@@ -38,7 +55,8 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       if (row) return row;
     }
     for (const scope of scopes) {
-      if (await assignmentsRepo.hasRevisions(knex, scope, key)) throw new UnprocessableError(`assignment ${key} is archived and launches no jobs`);
+      if (await assignmentsRepo.hasRevisions(knex, scope, key))
+        throw new UnprocessableError(`assignment ${key} is archived and launches no jobs`);
     }
     throw new NotFoundError(`no assignment under key ${key}`);
   }
@@ -58,7 +76,11 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
           }
           await models.setVersionStatus(trx, modelId, version, 'training');
           await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16): outbox row in this transaction
-          return jobs.stage(trx, { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata }, ctx);
+          return jobs.stage(
+            trx,
+            { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata },
+            ctx,
+          );
         });
         return jobs.launch(job);
       });
@@ -71,7 +93,14 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'inference', input);
       return jobs.once(ctx, async () =>
-        jobs.launch(await jobs.stage(knex, { model_id: modelId, model_version: version, job_type: 'inference', trigger: 'direct', input, metadata: body.metadata }, ctx)));
+        jobs.launch(
+          await jobs.stage(
+            knex,
+            { model_id: modelId, model_version: version, job_type: 'inference', trigger: 'direct', input, metadata: body.metadata },
+            ctx,
+          ),
+        ),
+      );
     },
 
     async runDomainAssignment(clientId: string, domainId: string, key: string, body: StartBody, ctx: JobRequestContext) {
@@ -83,12 +112,22 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
     },
 
     /** Runs the service's effective assignment under the key: its own, else the domain's. */
-    async runServiceAssignment(clientId: string, domainId: string, serviceId: string, key: string, body: StartBody, ctx: JobRequestContext) {
+    async runServiceAssignment(
+      clientId: string,
+      domainId: string,
+      serviceId: string,
+      key: string,
+      body: StartBody,
+      ctx: JobRequestContext,
+    ) {
       assertClientActive(await requireClient(knex, clientId));
       const domain = await requireDomain(knex, clientId, domainId);
       const service = await requireService(knex, domain, serviceId);
       const assignment = await findRunnable(
-        [{ domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId }, { domainUuid: domain.domain_uuid, domainId }],
+        [
+          { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId },
+          { domainUuid: domain.domain_uuid, domainId },
+        ],
         key,
       );
       return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid, serviceUuid: service.service_uuid }, body, ctx);

@@ -39,7 +39,11 @@ class IdempotentReplay extends Error {
 }
 
 export function createJobsService(deps: {
-  knex: Knex; gateway: JobGateway; schemas: UserSchemaCompiler; log: Logger; metrics?: ServiceMetrics;
+  knex: Knex;
+  gateway: JobGateway;
+  schemas: UserSchemaCompiler;
+  log: Logger;
+  metrics?: ServiceMetrics;
   /** Longest a completion waits for the workflow's answer before a 503. */
   completionWaitSeconds: number;
 }) {
@@ -63,7 +67,13 @@ export function createJobsService(deps: {
   }
 
   /** The completion through the workflow's `completeJob` update, or from the record once the answer is stored. */
-  async function completeJob(principal: Principal, modelId: string, version: string, jobId: string, report: CompletionReport): Promise<repo.CompletionResult> {
+  async function completeJob(
+    principal: Principal,
+    modelId: string,
+    version: string,
+    jobId: string,
+    report: CompletionReport,
+  ): Promise<repo.CompletionResult> {
     const job = await visibleJob(principal, modelId, version, jobId);
     // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
     if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
@@ -81,8 +91,8 @@ export function createJobsService(deps: {
         throw new UnavailableError(
           delivery.recorded
             ? `the report was recorded and the job is still finishing; repeat the same completion for its answer`
-            : `the report was not taken within ${deps.completionWaitSeconds} s: Temporal or the job's worker is unavailable. `
-              + 'It may still be taken when they are back; repeat the same completion (repeats are idempotent)',
+            : `the report was not taken within ${deps.completionWaitSeconds} s: Temporal or the job's worker is unavailable. ` +
+                'It may still be taken when they are back; repeat the same completion (repeats are idempotent)',
           { cause: delivery.cause },
         );
     }
@@ -141,7 +151,14 @@ export function createJobsService(deps: {
         await gateway.launch(job);
       } catch (err) {
         if (err instanceof WorkflowStartRefused) {
-          await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error: { message: err.message, reason: 'start_refused' } }, metrics);
+          await recordOutcome(
+            knex,
+            deps.schemas,
+            log,
+            job.job_id,
+            { status: 'failure', error: { message: err.message, reason: 'start_refused' } },
+            metrics,
+          );
           log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
           throw new UnavailableError(`job ${job.job_id} could not start and is marked failed: ${err.message}`, { cause: err });
         }
@@ -151,7 +168,11 @@ export function createJobsService(deps: {
     },
 
     /** Validates a caller-supplied inference input against the model's inference input_schema. */
-    assertInputFits(contracts: { inference?: { input_schema?: unknown }; training?: { input_schema?: unknown } } | null, kind: 'inference' | 'training', input: unknown) {
+    assertInputFits(
+      contracts: { inference?: { input_schema?: unknown }; training?: { input_schema?: unknown } } | null,
+      kind: 'inference' | 'training',
+      input: unknown,
+    ) {
       const schema = contracts?.[kind]?.input_schema;
       if (schema === undefined) return;
       const problem = deps.schemas.validate(schema, input);
@@ -182,7 +203,13 @@ export function createJobsService(deps: {
      * Reports a job complete through the workflow's `completeJob` update; the answer carries the cascade outcome.
      * A repeated report with the same status returns the first answer; another status is a 409.
      */
-    async complete(principal: Principal, modelId: string, version: string, jobId: string, report: CompletionReport): Promise<repo.CompletionResult> {
+    async complete(
+      principal: Principal,
+      modelId: string,
+      version: string,
+      jobId: string,
+      report: CompletionReport,
+    ): Promise<repo.CompletionResult> {
       try {
         const result = await completeJob(principal, modelId, version, jobId, report);
         metrics?.completionReported(result.triggered_events.some((e) => e.error) ? '207' : '200');

@@ -4,7 +4,6 @@ import { canonicalJson } from '../canonical-json';
 
 export { canonicalJson };
 
-
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   if (!errors?.length) return 'invalid';
   return errors

@@ -50,6 +50,7 @@ export async function requireVersion(db: Db, modelId: string, version: string): 
 export async function requireAssignableVersion(db: Db, modelId: string, version: string): Promise<VersionRow> {
   const row = await findVersion(db, modelId, version);
   if (!row) throw new UnprocessableError(`model version ${modelId}@${version} does not exist`);
-  if (row.status !== 'active') throw new UnprocessableError(`model version ${modelId}@${version} is ${row.status}; only active versions can be assigned`);
+  if (row.status !== 'active')
+    throw new UnprocessableError(`model version ${modelId}@${version} is ${row.status}; only active versions can be assigned`);
   return row;
 }

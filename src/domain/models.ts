@@ -29,7 +29,12 @@ export function staleningChange(before: repo.ModelRow, changes: UpdateModelBody)
   return changes.handlers !== undefined && canonicalJson(changes.handlers) !== canonicalJson(before.handlers);
 }
 
-export function createModelsService(deps: { knex: Knex; rules: FeatureRules; schemas: UserSchemaCompiler; inProcessNames: () => string[] }) {
+export function createModelsService(deps: {
+  knex: Knex;
+  rules: FeatureRules;
+  schemas: UserSchemaCompiler;
+  inProcessNames: () => string[];
+}) {
   const { knex, rules, schemas } = deps;
 
   function checkHandlers(handlers: Handlers | undefined): void {
@@ -38,7 +43,9 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
     for (const kind of ['training', 'inference'] as const) {
       const h = handlers[kind] as { type: string; name?: string };
       if (h.type === 'in_process' && !known.includes(h.name!)) {
-        throw new UnprocessableError(`handlers.${kind}.name: no in-process implementation named "${h.name}"; known: ${known.join(', ') || 'none'}`);
+        throw new UnprocessableError(
+          `handlers.${kind}.name: no in-process implementation named "${h.name}"; known: ${known.join(', ') || 'none'}`,
+        );
       }
     }
   }
@@ -71,12 +78,20 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       try {
         await inTransaction(knex, async (trx) => {
           await repo.insertModel(trx, {
-            id, name: body.name, description: body.description, metadata: body.metadata,
-            handlers: body.handlers, handler_contracts: body.handler_contracts ?? null,
+            id,
+            name: body.name,
+            description: body.description,
+            metadata: body.metadata,
+            handlers: body.handlers,
+            handler_contracts: body.handler_contracts ?? null,
           });
           await repo.insertVersion(trx, {
-            model_id: id, version: body.version ?? '1', description: body.version_description ?? '',
-            metadata: body.version_metadata ?? {}, status: 'pending', features,
+            model_id: id,
+            version: body.version ?? '1',
+            description: body.version_description ?? '',
+            metadata: body.version_metadata ?? {},
+            status: 'pending',
+            features,
           });
         });
       } catch (err) {
@@ -92,7 +107,8 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       return { model: toModel(found.model), version: found.version ? toVersion(found.version) : null };
     },
 
-    list: async (page: PageRequest, filter: { name?: string; status?: string }) => mapPage(await repo.listModels(knex, page, filter), toModel),
+    list: async (page: PageRequest, filter: { name?: string; status?: string }) =>
+      mapPage(await repo.listModels(knex, page, filter), toModel),
 
     /** Marks dependent subscriptions stale when what they rely on changes (see staleningChange). */
     async update(modelId: string, changes: UpdateModelBody) {
@@ -114,8 +130,12 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
       await requireModel(knex, modelId);
       try {
         const row = await repo.insertVersion(knex, {
-          model_id: modelId, version: body.version, description: body.description ?? '',
-          metadata: body.metadata ?? {}, status: 'pending', features: body.features,
+          model_id: modelId,
+          version: body.version,
+          description: body.description ?? '',
+          metadata: body.metadata ?? {},
+          status: 'pending',
+          features: body.features,
         });
         return toVersion(row);
       } catch (err) {
@@ -139,7 +159,9 @@ export function createModelsService(deps: { knex: Knex; rules: FeatureRules; sch
         if (!current) await requireVersion(trx, modelId, version);
         if (!canMoveVersion(current!.status, status)) {
           const allowed = VERSION_TRANSITIONS[current!.status];
-          throw new ConflictError(`version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`);
+          throw new ConflictError(
+            `version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`,
+          );
         }
         const updated = await repo.setVersionStatus(trx, modelId, version, status);
         if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)

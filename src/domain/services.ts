@@ -58,11 +58,21 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       provided_features: body.static_features,
       resolved_features: resolved,
     });
-    return jobs.stage(trx, {
-      model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_init',
-      assignment_id: assignment.assignment_id, client_id: domain.client_id, domain_uuid: domain.domain_uuid, service_uuid: row.service_uuid,
-      input: inferenceInput(domain, row),
-    }, ctx);
+    return jobs.stage(
+      trx,
+      {
+        model_id: assignment.model_id,
+        model_version: assignment.model_version,
+        job_type: 'inference',
+        trigger: 'service_init',
+        assignment_id: assignment.assignment_id,
+        client_id: domain.client_id,
+        domain_uuid: domain.domain_uuid,
+        service_uuid: row.service_uuid,
+        input: inferenceInput(domain, row),
+      },
+      ctx,
+    );
   }
 
   return {
@@ -116,8 +126,14 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
         });
         const staged = rerun
           ? await jobs.stage(trx, {
-              model_id: assignment.model_id, model_version: assignment.model_version, job_type: 'inference', trigger: 'service_update',
-              assignment_id: assignment.assignment_id, client_id: clientId, domain_uuid: domain.domain_uuid, service_uuid: updated.service_uuid,
+              model_id: assignment.model_id,
+              model_version: assignment.model_version,
+              job_type: 'inference',
+              trigger: 'service_update',
+              assignment_id: assignment.assignment_id,
+              client_id: clientId,
+              domain_uuid: domain.domain_uuid,
+              service_uuid: updated.service_uuid,
               input: inferenceInput(domain, updated),
             })
           : undefined;
@@ -133,7 +149,9 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
         const current = await requireService(trx, domain, serviceId, true);
         if (!canMoveService(current.status, status)) {
           const allowed = SERVICE_TRANSITIONS[current.status];
-          throw new ConflictError(`service ${serviceId} is ${current.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none (initialize it again)'}`);
+          throw new ConflictError(
+            `service ${serviceId} is ${current.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none (initialize it again)'}`,
+          );
         }
         const updated = await repo.updateService(trx, current.service_uuid, { status });
         if (status !== current.status) await webhookEvents.serviceStatusChanged(trx, current.service_uuid); // webhooks (#16)

@@ -34,8 +34,13 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
       const input = body.input ?? null;
       await assertStoredInputFits(body.target_model_id, { input_source: body.input_source, input });
       const row = await repo.insertSubscription(knex, {
-        source_model_id: sourceModelId, target_model_id: body.target_model_id, trigger_event: body.trigger_event,
-        target_action: body.target_action, input_source: body.input_source, input, label: body.label ?? '',
+        source_model_id: sourceModelId,
+        target_model_id: body.target_model_id,
+        trigger_event: body.trigger_event,
+        target_action: body.target_action,
+        input_source: body.input_source,
+        input,
+        label: body.label ?? '',
       });
       return toSubscription(row);
     },

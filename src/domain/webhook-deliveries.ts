@@ -42,23 +42,36 @@ export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfi
       const attempt = await repo.beginAttempt(knex, deliveryId);
       const attemptedAt = new Date();
       const timestamp = Math.floor(attemptedAt.getTime() / 1000);
-      const result = await postWebhook({
-        url: endpoint.url,
-        body,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'model-orchestration-webhooks/1',
-          // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
-          'webhook-id': event.event_id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(repo.signingSecrets(endpoint, attemptedAt), event.event_id, timestamp, body),
+      const result = await postWebhook(
+        {
+          url: endpoint.url,
+          body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'model-orchestration-webhooks/1',
+            // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
+            'webhook-id': event.event_id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signatureHeader(repo.signingSecrets(endpoint, attemptedAt), event.event_id, timestamp, body),
+          },
         },
-      }, { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 });
+        { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 },
+      );
       const delivered = !result.error;
       await inTransaction(knex, async (trx) => {
-        await repo.recordAttempt(trx, deliveryId, {
-          delivery_id: deliveryId, attempt, attempted_at: attemptedAt, status_code: result.statusCode ?? null, latency_ms: result.latencyMs, error: result.error ?? null,
-        }, { status: delivered ? 'succeeded' : 'pending', nextAttemptAt: delivered || result.refused ? null : nextAttemptAt() });
+        await repo.recordAttempt(
+          trx,
+          deliveryId,
+          {
+            delivery_id: deliveryId,
+            attempt,
+            attempted_at: attemptedAt,
+            status_code: result.statusCode ?? null,
+            latency_ms: result.latencyMs,
+            error: result.error ?? null,
+          },
+          { status: delivered ? 'succeeded' : 'pending', nextAttemptAt: delivered || result.refused ? null : nextAttemptAt() },
+        );
         if (delivered) await repo.endpointRecovered(trx, endpoint.webhook_id);
       });
       if (delivered) return { outcome: 'delivered' };

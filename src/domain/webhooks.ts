@@ -23,7 +23,13 @@ export interface WebhookBody {
 }
 export type UpdateWebhookBody = Partial<WebhookBody> & { status?: 'active' | 'disabled' };
 
-export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; launcher: WebhookLauncher; secretGraceSeconds: number; log: Logger }) {
+export function createWebhooksService(deps: {
+  knex: Knex;
+  policy: TargetPolicy;
+  launcher: WebhookLauncher;
+  secretGraceSeconds: number;
+  log: Logger;
+}) {
   const { knex, launcher } = deps;
 
   /** Another owner's endpoint is a 404, like a missing one: ids of other tenants cannot be probed. */
@@ -48,7 +54,9 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
   async function checkBody(owner: WebhookOwner, body: Partial<WebhookBody>) {
     const registry = (body.event_types ?? []).filter((t) => REGISTRY_EVENT_TYPES.includes(t));
     if (owner !== null && registry.length) {
-      throw new UnprocessableError(`event_types: ${registry.join(', ')} are model registry events; only platform-wide endpoints (/v2/webhooks) receive them`);
+      throw new UnprocessableError(
+        `event_types: ${registry.join(', ')} are model registry events; only platform-wide endpoints (/v2/webhooks) receive them`,
+      );
     }
     if (body.url === undefined) return;
     try {
@@ -74,7 +82,12 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
       if (owner !== null) await requireClient(knex, owner);
       await checkBody(owner, body);
       const row = await repo.insertEndpoint(knex, {
-        client_id: owner, url: body.url, description: body.description ?? '', event_types: [...new Set(body.event_types)], filter: body.filter ?? {}, secret: newSecret(),
+        client_id: owner,
+        url: body.url,
+        description: body.description ?? '',
+        event_types: [...new Set(body.event_types)],
+        filter: body.filter ?? {},
+        secret: newSecret(),
       });
       return { ...repo.toWebhook(row), secret: row.secret };
     },
@@ -112,7 +125,11 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
       return inTransaction(knex, async (trx) => {
         const row = await requireEndpoint(owner, webhookId, trx, true);
         const expires = new Date(Date.now() + deps.secretGraceSeconds * 1000);
-        const updated = await repo.updateEndpoint(trx, webhookId, { secret: newSecret(), previous_secret: row.secret, previous_secret_expires_at: expires });
+        const updated = await repo.updateEndpoint(trx, webhookId, {
+          secret: newSecret(),
+          previous_secret: row.secret,
+          previous_secret_expires_at: expires,
+        });
         return { webhook_id: webhookId, secret: updated.secret, previous_secret_expires_at: expires.toISOString() };
       });
     },
@@ -123,7 +140,10 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
         const endpoint = await requireEndpoint(owner, webhookId, trx);
         if (endpoint.status === 'disabled') throw new UnprocessableError(`webhook ${webhookId} is disabled; set it active to ping it`);
         const eventId = await recordEvent(trx, {
-          type: PING_EVENT_TYPE, client_id: owner, ordering_key: `ping:${webhookId}`, target_webhook_id: webhookId,
+          type: PING_EVENT_TYPE,
+          client_id: owner,
+          ordering_key: `ping:${webhookId}`,
+          target_webhook_id: webhookId,
           data: { webhook_id: webhookId, message: 'a test event sent on request' },
         });
         await repo.markDispatched(trx, [eventId]);
@@ -149,7 +169,8 @@ export function createWebhooksService(deps: { knex: Knex; policy: TargetPolicy; 
     /** Sends a finished delivery again: same event, same `webhook-id`; its attempts continue the log. */
     async redeliver(owner: WebhookOwner, webhookId: string, deliveryId: string) {
       const row = await requireDelivery(owner, webhookId, deliveryId);
-      if (!(await repo.requeue(knex, deliveryId))) throw new ConflictError(`delivery ${deliveryId} is still ${row.status}; redeliver it once it succeeded or failed`);
+      if (!(await repo.requeue(knex, deliveryId)))
+        throw new ConflictError(`delivery ${deliveryId} is still ${row.status}; redeliver it once it succeeded or failed`);
       const queued = await present(deliveryId);
       await launch(row);
       return queued;

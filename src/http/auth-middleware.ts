@@ -10,7 +10,8 @@ function bearerToken(ctx: Context): string {
   const header = ctx.get('Authorization');
   if (!header) throw new UnauthenticatedError('missing bearer token', { challenge: 'Bearer' });
   const match = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/.exec(header);
-  if (!match) throw new UnauthenticatedError('Authorization header must be "Bearer <token>"', { challenge: 'Bearer error="invalid_request"' });
+  if (!match)
+    throw new UnauthenticatedError('Authorization header must be "Bearer <token>"', { challenge: 'Bearer error="invalid_request"' });
   return match[1];
 }
 
@@ -30,7 +31,8 @@ export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: Au
     }
 
     let problem: string | undefined;
-    if (principal.kind === 'machine' && !principal.access) problem = `machine client ${principal.clientId} is not configured for any tenant`;
+    if (principal.kind === 'machine' && !principal.access)
+      problem = `machine client ${principal.clientId} is not configured for any tenant`;
     else if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, (ctx.params as Record<string, string>).client_id);
     else if (op.tenancy === 'global') problem = globalAccessProblem(principal);
     if (problem) throw new ForbiddenError(`tenant access denied: ${problem}`);

@@ -14,7 +14,11 @@ function openConnections(server: Server): Promise<number> {
  * close when accepting stops (Node's `server.close()`), busy ones after their response (`Connection: close`, see
  * serving-state.ts); whatever is still open at the deadline is cut. Resolves when no connection is left.
  */
-export async function drainServer(server: Server, serving: ServingState, options: { delayMs: number; timeoutMs: number; log: Logger }): Promise<'drained' | 'cut'> {
+export async function drainServer(
+  server: Server,
+  serving: ServingState,
+  options: { delayMs: number; timeoutMs: number; log: Logger },
+): Promise<'drained' | 'cut'> {
   const { log } = options;
   serving.draining = true;
   log.info({ delayMs: options.delayMs }, 'draining: readiness answers 503');
@@ -29,7 +33,10 @@ export async function drainServer(server: Server, serving: ServingState, options
   ]);
   clearTimeout(deadline);
   if (outcome === 'cut') {
-    log.warn({ connections: await openConnections(server), timeoutMs: options.timeoutMs }, 'draining: deadline passed, cutting the remaining connections');
+    log.warn(
+      { connections: await openConnections(server), timeoutMs: options.timeoutMs },
+      'draining: deadline passed, cutting the remaining connections',
+    );
     server.closeAllConnections();
     await closed;
   }

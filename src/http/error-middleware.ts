@@ -27,7 +27,8 @@ function asUnavailable(err: unknown): UnavailableError | undefined {
   const failure = classifyFailure(err);
   if (failure.kind === 'outage') return new UnavailableError(`${failure.dependency} is unavailable; retry later`, { cause: err });
   // Deadlock and serialization victims are retried inside the service (src/db/transaction.ts); this is what is left.
-  if (failure.kind === 'contention') return new UnavailableError('the request conflicted with concurrent ones; retry it', { cause: err, retryAfterSeconds: 1 });
+  if (failure.kind === 'contention')
+    return new UnavailableError('the request conflicted with concurrent ones; retry it', { cause: err, retryAfterSeconds: 1 });
   return undefined;
 }
 

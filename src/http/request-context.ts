@@ -30,7 +30,13 @@ export function requestContext(log: Logger) {
       await next();
     } finally {
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), principal: ctx.state.principal?.subject },
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+          principal: ctx.state.principal?.subject,
+        },
         'request',
       );
     }

@@ -8,7 +8,14 @@ const DOC_ID = 'urn:model-orchestration:openapi';
 
 /** Request validators compiled once, at start-up, from the OpenAPI component schemas. */
 export class RequestValidator {
-  private readonly ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false, allowUnionTypes: true, discriminator: true, verbose: true });
+  private readonly ajv = new Ajv2020({
+    strict: true,
+    allErrors: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    discriminator: true,
+    verbose: true,
+  });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly patterns = new Map<string, RegExp>();
 
@@ -41,7 +48,8 @@ export class RequestValidator {
       const { pattern, format } = pathParameterSchema(name);
       let regex = this.patterns.get(pattern);
       if (!regex) this.patterns.set(pattern, (regex = new RegExp(pattern)));
-      if (!regex.test(value)) throw new InvalidInputError(`invalid path parameter ${name}: must ${format === 'uuid' ? 'be a UUID' : `match ${pattern}`}`);
+      if (!regex.test(value))
+        throw new InvalidInputError(`invalid path parameter ${name}: must ${format === 'uuid' ? 'be a UUID' : `match ${pattern}`}`);
     }
   }
 }

@@ -40,7 +40,12 @@ export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
       const query = queryOf(ctx, op);
       ctx.status = op.status;
       // The validator has checked what these casts claim: params against their patterns, the body against its schema.
-      const result = await handler({ ctx, params: ctx.params as PathParams<O>, body: body as RequestBody<O>, query: query as QueryParams<O> });
+      const result = await handler({
+        ctx,
+        params: ctx.params as PathParams<O>,
+        body: body as RequestBody<O>,
+        query: query as QueryParams<O>,
+      });
       if (ctx.body === undefined) ctx.body = result;
     });
   };
@@ -65,8 +70,13 @@ export function page(r: { query: { limit?: string; cursor?: string } }) {
 
 export function jobContext(r: RouteContext, opId: OperationId): JobRequestContext {
   const key = r.ctx.get('Idempotency-Key') || undefined;
-  if (key && (key.length > 200 || !/^[\x21-\x7e]+$/.test(key))) throw new InvalidInputError('Idempotency-Key must be 1-200 visible ASCII characters');
-  const fingerprint = key ? createHash('sha256').update(canonicalJson({ params: r.params, body: r.body ?? null })).digest('hex') : undefined;
+  if (key && (key.length > 200 || !/^[\x21-\x7e]+$/.test(key)))
+    throw new InvalidInputError('Idempotency-Key must be 1-200 visible ASCII characters');
+  const fingerprint = key
+    ? createHash('sha256')
+        .update(canonicalJson({ params: r.params, body: r.body ?? null }))
+        .digest('hex')
+    : undefined;
   return { principal: r.ctx.state.principal, idempotencyKey: key, fingerprint, operation: opId };
 }
 

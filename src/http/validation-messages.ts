@@ -2,7 +2,10 @@ import type { ErrorObject } from 'ajv';
 
 /** `/handlers/training` → `handlers.training`; the root is `body`. */
 function fieldName(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   return parts.length ? parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') : 'body';
 }
@@ -11,7 +14,10 @@ function valueAt(data: unknown, instancePath: string): unknown {
   return instancePath
     .split('/')
     .slice(1)
-    .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), data);
+    .reduce<unknown>(
+      (o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+      data,
+    );
 }
 
 /** A handler object names its kind, so its rules can be phrased for that kind ("in_process handler requires name"). */
@@ -28,9 +34,13 @@ function phrase(e: ErrorObject, data: unknown): string | undefined {
   const p = e.params as Record<string, string> & { allowedValues?: unknown[]; allowedValue?: unknown };
   switch (e.keyword) {
     case 'required':
-      return kind ? `${field}: ${kind} handler requires ${p.missingProperty}` : `${fieldName(e.instancePath, p.missingProperty)} is required`;
+      return kind
+        ? `${field}: ${kind} handler requires ${p.missingProperty}`
+        : `${fieldName(e.instancePath, p.missingProperty)} is required`;
     case 'additionalProperties':
-      return kind ? `${field}: ${kind} handler does not take ${p.additionalProperty}` : `${fieldName(e.instancePath, p.additionalProperty)} is not a known field`;
+      return kind
+        ? `${field}: ${kind} handler does not take ${p.additionalProperty}`
+        : `${fieldName(e.instancePath, p.additionalProperty)} is not a known field`;
     case 'unevaluatedProperties':
       return `${fieldName(e.instancePath, p.unevaluatedProperty)} is not a known field`;
     case 'discriminator':

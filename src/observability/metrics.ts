@@ -32,45 +32,76 @@ export class ServiceMetrics {
   readonly registry = new Registry();
 
   readonly httpDuration = new Histogram({
-    name: 'mos_http_request_duration_seconds', help: 'HTTP request duration by route template, method and status',
-    labelNames: ['route', 'method', 'status'], buckets: HTTP_BUCKETS, registers: [this.registry],
+    name: 'mos_http_request_duration_seconds',
+    help: 'HTTP request duration by route template, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
   });
-  readonly httpInFlight = new Gauge({ name: 'mos_http_requests_in_flight', help: 'HTTP requests being served', registers: [this.registry] });
+  readonly httpInFlight = new Gauge({
+    name: 'mos_http_requests_in_flight',
+    help: 'HTTP requests being served',
+    registers: [this.registry],
+  });
 
   readonly jobsStarted = new Counter({
-    name: 'mos_jobs_started_total', help: 'Job workflows started, by job type and trigger', labelNames: ['job_type', 'trigger'], registers: [this.registry],
+    name: 'mos_jobs_started_total',
+    help: 'Job workflows started, by job type and trigger',
+    labelNames: ['job_type', 'trigger'],
+    registers: [this.registry],
   });
   readonly jobsFinished = new Counter({
-    name: 'mos_jobs_finished_total', help: 'Jobs that reached a final state, by job type and status', labelNames: ['job_type', 'status'], registers: [this.registry],
+    name: 'mos_jobs_finished_total',
+    help: 'Jobs that reached a final state, by job type and status',
+    labelNames: ['job_type', 'status'],
+    registers: [this.registry],
   });
   readonly jobDuration = new Histogram({
-    name: 'mos_job_duration_seconds', help: 'Time from a job being accepted to its final state', labelNames: ['job_type', 'status'],
-    buckets: JOB_BUCKETS, registers: [this.registry],
+    name: 'mos_job_duration_seconds',
+    help: 'Time from a job being accepted to its final state',
+    labelNames: ['job_type', 'status'],
+    buckets: JOB_BUCKETS,
+    registers: [this.registry],
   });
   readonly completions = new Counter({
-    name: 'mos_job_completion_reports_total', help: 'Completion reports by answer: 200 recorded, 207 recorded with a failed cascade entry, 409 conflicting',
-    labelNames: ['outcome'], registers: [this.registry],
+    name: 'mos_job_completion_reports_total',
+    help: 'Completion reports by answer: 200 recorded, 207 recorded with a failed cascade entry, 409 conflicting',
+    labelNames: ['outcome'],
+    registers: [this.registry],
   });
   readonly cascadeEntries = new Counter({
-    name: 'mos_cascade_entries_total', help: 'Cascade entries of finished jobs: fired (job started) or failed', labelNames: ['outcome'], registers: [this.registry],
+    name: 'mos_cascade_entries_total',
+    help: 'Cascade entries of finished jobs: fired (job started) or failed',
+    labelNames: ['outcome'],
+    registers: [this.registry],
   });
   readonly dispatchAttempts = new Counter({
-    name: 'mos_dispatch_attempts_total', help: 'Handler dispatch attempts (activity attempts) by handler kind', labelNames: ['handler'], registers: [this.registry],
+    name: 'mos_dispatch_attempts_total',
+    help: 'Handler dispatch attempts (activity attempts) by handler kind',
+    labelNames: ['handler'],
+    registers: [this.registry],
   });
   readonly dispatchFailures = new Counter({
-    name: 'mos_dispatch_failures_total', help: 'Failed handler dispatch attempts by handler kind; retryable ones are tried again',
-    labelNames: ['handler', 'retryable'], registers: [this.registry],
+    name: 'mos_dispatch_failures_total',
+    help: 'Failed handler dispatch attempts by handler kind; retryable ones are tried again',
+    labelNames: ['handler', 'retryable'],
+    registers: [this.registry],
   });
   readonly temporalCalls = new Histogram({
-    name: 'mos_temporal_client_duration_seconds', help: 'Temporal client calls by operation and outcome', labelNames: ['operation', 'outcome'],
-    buckets: TEMPORAL_BUCKETS, registers: [this.registry],
+    name: 'mos_temporal_client_duration_seconds',
+    help: 'Temporal client calls by operation and outcome',
+    labelNames: ['operation', 'outcome'],
+    buckets: TEMPORAL_BUCKETS,
+    registers: [this.registry],
   });
 
   constructor(options: { pool?: () => PoolStats | undefined; defaultMetrics?: boolean } = {}) {
     const { pool } = options;
     if (pool) {
       new Gauge({
-        name: 'mos_db_pool_connections', help: 'Postgres pool connections: used, idle, and requests waiting for one', labelNames: ['state'],
+        name: 'mos_db_pool_connections',
+        help: 'Postgres pool connections: used, idle, and requests waiting for one',
+        labelNames: ['state'],
         registers: [this.registry],
         collect() {
           const stats = pool();
@@ -81,7 +112,9 @@ export class ServiceMetrics {
         },
       });
       new Gauge({
-        name: 'mos_db_pool_max', help: 'Largest number of connections the Postgres pool opens', registers: [this.registry],
+        name: 'mos_db_pool_max',
+        help: 'Largest number of connections the Postgres pool opens',
+        registers: [this.registry],
         collect() {
           const stats = pool();
           if (stats) this.set(stats.max);

@@ -59,7 +59,12 @@ export function startTracing(options: { serviceName: string; spanProcessor: Span
     clientInterceptors: [new OpenTelemetryWorkflowClientInterceptor()],
     workerOptions: {
       interceptors: {
-        activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+        activity: [
+          (ctx) => ({
+            inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+            outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+          }),
+        ],
         // Workflow code runs in a sandbox; its spans leave through the `exporter` sink below.
         workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
       },

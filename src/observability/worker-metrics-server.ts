@@ -14,7 +14,13 @@ export interface MetricsServer {
  * texts gives Prometheus one target per worker. Their names do not collide (`mos_` and process metrics here,
  * `temporal_` there).
  */
-export async function serveWorkerMetrics(options: { port: number; host?: string; metrics: ServiceMetrics; sdkUrl?: string; log: Logger }): Promise<MetricsServer> {
+export async function serveWorkerMetrics(options: {
+  port: number;
+  host?: string;
+  metrics: ServiceMetrics;
+  sdkUrl?: string;
+  log: Logger;
+}): Promise<MetricsServer> {
   const { metrics, sdkUrl, log } = options;
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
@@ -35,10 +41,11 @@ export async function serveWorkerMetrics(options: { port: number; host?: string;
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/metrics`,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

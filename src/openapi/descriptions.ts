@@ -40,14 +40,18 @@ Off by default. With \`CORS_ALLOWED_ORIGINS\` set, the listed origins may call t
 
 export const TAGS = [
   { name: 'Health', description: 'Liveness of the API and its dependencies' },
-  { name: 'Tenants', description: 'Registry clients (tenants); onboarding is an administrator\'s act' },
+  { name: 'Tenants', description: "Registry clients (tenants); onboarding is an administrator's act" },
   { name: 'Domains', description: 'Domains of a tenant and their feature definitions' },
   { name: 'Assignments', description: 'Keyed, revisioned bindings of model versions to a domain or a service' },
   { name: 'Services', description: 'Services of a domain: init validates features and starts inference' },
   { name: 'Models', description: 'The global model registry: models, handlers, versions with frozen feature contracts' },
   { name: 'Jobs', description: 'Training and inference jobs, each a Temporal workflow; completion reports' },
   { name: 'Subscriptions', description: 'Event subscriptions: a completion of one model starts another (cascade)' },
-  { name: 'Webhooks', description: 'Signed notifications of job, service, assignment and registry events to your endpoints (Standard Webhooks), with a delivery log' },
+  {
+    name: 'Webhooks',
+    description:
+      'Signed notifications of job, service, assignment and registry events to your endpoints (Standard Webhooks), with a delivery log',
+  },
 ];
 
 /** The tag of a path: its most specific resource. */

@@ -26,21 +26,45 @@ function successSchema(op: Operation): object {
 
 /** Success statuses of an operation, with what each means. */
 function successes(op: Operation): [number, string][] {
-  if (op.id === 'upsertClient') return [[201, 'Created'], [200, 'Updated']];
-  if (op.id === 'completeJob') return [[200, 'Recorded; every triggered subscription started its job'], [207, 'Recorded; one or more cascade entries failed (see triggered_events[*].error)']];
-  return [[op.status, op.status === 201 ? 'Created' : op.status === 202 ? (op.path.includes('/webhooks') ? 'Accepted: the delivery is queued' : 'Accepted: the job is starting') : 'OK']];
+  if (op.id === 'upsertClient')
+    return [
+      [201, 'Created'],
+      [200, 'Updated'],
+    ];
+  if (op.id === 'completeJob')
+    return [
+      [200, 'Recorded; every triggered subscription started its job'],
+      [207, 'Recorded; one or more cascade entries failed (see triggered_events[*].error)'],
+    ];
+  return [
+    [
+      op.status,
+      op.status === 201
+        ? 'Created'
+        : op.status === 202
+          ? op.path.includes('/webhooks')
+            ? 'Accepted: the delivery is queued'
+            : 'Accepted: the job is starting'
+          : 'OK',
+    ],
+  ];
 }
 
 function responses(op: Operation) {
   const out: Record<string, object> = {};
   for (const [status, description] of successes(op)) {
-    const content = op.contentType ? { [op.contentType]: { schema: { type: 'string' } } } : json(successSchema(op), EXAMPLES[op.id]?.responses?.[status]);
+    const content = op.contentType
+      ? { [op.contentType]: { schema: { type: 'string' } } }
+      : json(successSchema(op), EXAMPLES[op.id]?.responses?.[status]);
     out[status] = { description, headers: requestIdHeader, content };
   }
   if (op.permission === 'public') {
     out[400] = ref('responses', 'BadRequest');
     if (op.errors?.includes(503) || op.id === 'getHealth') {
-      const why = op.id === 'getReadiness' ? 'Not ready: draining, or a dependency is not in order' : 'The database or Temporal does not answer, or jobs cannot start';
+      const why =
+        op.id === 'getReadiness'
+          ? 'Not ready: draining, or a dependency is not in order'
+          : 'The database or Temporal does not answer, or jobs cannot start';
       out[503] = { description: why, headers: requestIdHeader, content: json(ref('schemas', op.response), undefined) };
     }
     return out;
@@ -53,7 +77,10 @@ function responses(op: Operation) {
 }
 
 function operationDescription(op: Operation): string {
-  const permission = op.permission === 'admin' ? 'administrators only (scope or group `admin`)' : `permission \`${op.permission}\` (scope \`platform/${op.permission}\`, or \`admin\`)`;
+  const permission =
+    op.permission === 'admin'
+      ? 'administrators only (scope or group `admin`)'
+      : `permission \`${op.permission}\` (scope \`platform/${op.permission}\`, or \`admin\`)`;
   const tenancy: Record<string, string> = {
     tenant: 'the caller must reach the `{client_id}` of the path',
     global: 'platform clients and users only; tenant clients get 403',
@@ -69,9 +96,19 @@ function operationDescription(op: Operation): string {
 
 function pathItem(op: Operation) {
   const pathParams = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
-    name, in: 'path', required: true, description: `${name.replace(/_/g, ' ')}`, schema: pathParameterSchema(name),
+    name,
+    in: 'path',
+    required: true,
+    description: `${name.replace(/_/g, ' ')}`,
+    schema: pathParameterSchema(name),
   }));
-  const query: object[] = Object.entries(op.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, description: `Only items with this ${name}`, schema }));
+  const query: object[] = Object.entries(op.query ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: `Only items with this ${name}`,
+    schema,
+  }));
   if (op.paginated) query.push(ref('parameters', 'Limit'), ref('parameters', 'Cursor'));
   if (op.idempotent) query.push(ref('parameters', 'IdempotencyKey'));
   const example = EXAMPLES[op.id]?.request;
@@ -108,12 +145,20 @@ export function buildOpenApiDocument() {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from the identity provider; with `npm start`, the printed dev token or `npm run token`.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token from the identity provider; with `npm start`, the printed dev token or `npm run token`.',
+        },
       },
       schemas,
       parameters,
       headers,
-      responses: { ...Object.fromEntries(Object.values(errorResponses).map((r) => [r.name, r.response])), AssignmentBlocked: assignmentBlocked },
+      responses: {
+        ...Object.fromEntries(Object.values(errorResponses).map((r) => [r.name, r.response])),
+        AssignmentBlocked: assignmentBlocked,
+      },
     },
   };
 }

@@ -10,16 +10,21 @@ export type Schemas = components['schemas'];
 type Op<O extends OperationId> = operations[O];
 
 /** The validated JSON body of an operation; `undefined` for operations without one. */
-export type RequestBody<O extends OperationId> = Op<O> extends { requestBody: { content: { 'application/json': infer B } } }
-  ? B
-  : Op<O> extends { requestBody?: { content: { 'application/json': infer B } } }
-    ? B | undefined
-    : undefined;
+export type RequestBody<O extends OperationId> =
+  Op<O> extends { requestBody: { content: { 'application/json': infer B } } }
+    ? B
+    : Op<O> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B | undefined
+      : undefined;
 
 /** The path parameters of an operation, validated against their patterns. */
-export type PathParams<O extends OperationId> = Op<O> extends { parameters: { path: infer P } } ? (P extends object ? P : Record<string, never>) : Record<string, never>;
+export type PathParams<O extends OperationId> =
+  Op<O> extends { parameters: { path: infer P } } ? (P extends object ? P : Record<string, never>) : Record<string, never>;
 
 /** Query parameters arrive as strings; the names are the operation's. */
-export type QueryParams<O extends OperationId> = Op<O> extends { parameters: { query?: infer Q } }
-  ? Q extends object ? { [K in keyof Q]?: string } : Record<string, never>
-  : Record<string, never>;
+export type QueryParams<O extends OperationId> =
+  Op<O> extends { parameters: { query?: infer Q } }
+    ? Q extends object
+      ? { [K in keyof Q]?: string }
+      : Record<string, never>
+    : Record<string, never>;

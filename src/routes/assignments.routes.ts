@@ -6,32 +6,56 @@ import type { createJobStarts } from '../domain/job-starts';
 type Status = 'active' | 'archived' | 'all';
 
 export function registerAssignmentRoutes(route: Register, assignments: AssignmentsService, starts: ReturnType<typeof createJobStarts>) {
-  route('upsertDomainAssignment', async ({ params: p, body }) => assignments.upsertDomain(p.client_id, p.domain_id, p.assignment_key, body));
+  route('upsertDomainAssignment', async ({ params: p, body }) =>
+    assignments.upsertDomain(p.client_id, p.domain_id, p.assignment_key, body),
+  );
 
   route('createDomainAssignment', async ({ params: p, body: { assignment_key, ...body } }) =>
-    assignments.upsertDomain(p.client_id, p.domain_id, assignment_key, body));
+    assignments.upsertDomain(p.client_id, p.domain_id, assignment_key, body),
+  );
 
   route('listDomainAssignments', async (r) =>
-    assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status));
+    assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status),
+  );
 
   route('getDomainAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key));
 
   route('runDomainAssignment', async (r) =>
-    starts.runDomainAssignment(r.params.client_id, r.params.domain_id, r.params.assignment_key, r.body, jobContext(r, 'runDomainAssignment')));
+    starts.runDomainAssignment(
+      r.params.client_id,
+      r.params.domain_id,
+      r.params.assignment_key,
+      r.body,
+      jobContext(r, 'runDomainAssignment'),
+    ),
+  );
 
   route('upsertServiceAssignment', async ({ params: p, body }) =>
-    assignments.upsertService(p.client_id, p.domain_id, p.service_id, p.assignment_key, body));
+    assignments.upsertService(p.client_id, p.domain_id, p.service_id, p.assignment_key, body),
+  );
 
   route('createServiceAssignment', async ({ params: p, body: { assignment_key, ...body } }) =>
-    assignments.upsertService(p.client_id, p.domain_id, p.service_id, assignment_key, body));
+    assignments.upsertService(p.client_id, p.domain_id, p.service_id, assignment_key, body),
+  );
 
   route('listServiceAssignments', async (r) =>
-    assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status, r.params.service_id));
+    assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status, r.params.service_id),
+  );
 
   route('getServiceAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key, p.service_id));
 
-  route('getEffectiveAssignments', async (r) => assignments.effective(r.params.client_id, r.params.domain_id, r.params.service_id, page(r)));
+  route('getEffectiveAssignments', async (r) =>
+    assignments.effective(r.params.client_id, r.params.domain_id, r.params.service_id, page(r)),
+  );
 
   route('runServiceAssignment', async (r) =>
-    starts.runServiceAssignment(r.params.client_id, r.params.domain_id, r.params.service_id, r.params.assignment_key, r.body, jobContext(r, 'runServiceAssignment')));
+    starts.runServiceAssignment(
+      r.params.client_id,
+      r.params.domain_id,
+      r.params.service_id,
+      r.params.assignment_key,
+      r.body,
+      jobContext(r, 'runServiceAssignment'),
+    ),
+  );
 }

@@ -13,7 +13,11 @@ const PAGE = `<!doctype html>
 <script src="/docs/assets/init.js"></script>
 </body></html>`;
 
-const TYPES: Record<string, string> = { '.js': 'application/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.png': 'image/png',
+};
 
 // Starts Swagger UI on the document this service serves. A file, not inline, so a strict CSP can allow it.
 const INIT = `window.addEventListener('load', function () {

@@ -9,7 +9,11 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
   route('startInference', async (r) => starts.infer(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startInference')));
 
   route('listVersionJobs', async (r) =>
-    jobs.list({ model_id: r.params.model_id, model_version: r.params.model_version, status: r.query.status, job_type: r.query.job_type }, page(r)));
+    jobs.list(
+      { model_id: r.params.model_id, model_version: r.params.model_version, status: r.query.status, job_type: r.query.job_type },
+      page(r),
+    ),
+  );
 
   route('getJob', async ({ ctx, params: p }) => jobs.get(ctx.state.principal, p.model_id, p.model_version, p.model_job_id));
 
@@ -22,5 +26,10 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
   });
 
   route('listClientJobs', async (r) =>
-    jobs.listForClient(r.params.client_id, { status: r.query.status, job_type: r.query.job_type, model_id: r.query.model_id, service_id: r.query.service_id }, page(r)));
+    jobs.listForClient(
+      r.params.client_id,
+      { status: r.query.status, job_type: r.query.job_type, model_id: r.query.model_id, service_id: r.query.service_id },
+      page(r),
+    ),
+  );
 }

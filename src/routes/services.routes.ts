@@ -12,8 +12,7 @@ export function registerServiceRoutes(route: Register, services: ReturnType<type
 
   route('getService', async ({ params: p }) => services.get(p.client_id, p.domain_id, p.service_id));
 
-  route('updateService', async (r) =>
-    services.update(r.params.client_id, r.params.domain_id, r.params.service_id, r.body));
+  route('updateService', async (r) => services.update(r.params.client_id, r.params.domain_id, r.params.service_id, r.body));
 
   route('setServiceStatus', async ({ params: p, body }) => services.setStatus(p.client_id, p.domain_id, p.service_id, body.status));
 }

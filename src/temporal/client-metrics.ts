@@ -6,17 +6,19 @@ import type { ServiceMetrics } from '../observability/metrics';
  * until its answer, which for `completeJob` includes recording the outcome and firing the cascades.
  */
 export function clientMetricsInterceptor(metrics: ServiceMetrics): WorkflowClientInterceptor {
-  const timed = <I, O>(operation: string) => async (input: I, next: (input: I) => Promise<O>): Promise<O> => {
-    const stop = metrics.temporalCalls.startTimer({ operation });
-    try {
-      const output = await next(input);
-      stop({ outcome: 'ok' });
-      return output;
-    } catch (err) {
-      stop({ outcome: 'error' });
-      throw err;
-    }
-  };
+  const timed =
+    <I, O>(operation: string) =>
+    async (input: I, next: (input: I) => Promise<O>): Promise<O> => {
+      const stop = metrics.temporalCalls.startTimer({ operation });
+      try {
+        const output = await next(input);
+        stop({ outcome: 'ok' });
+        return output;
+      } catch (err) {
+        stop({ outcome: 'error' });
+        throw err;
+      }
+    };
   return {
     start: timed('start'),
     startWithDetails: timed('start'),

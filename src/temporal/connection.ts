@@ -4,7 +4,12 @@ import { Client, Connection, WorkflowClientInterceptor } from '@temporalio/clien
  * Connects a Temporal client, retrying while the server starts (up to `waitMs`). `interceptors` time the
  * client's calls and carry the trace context into workflow headers.
  */
-export async function connectTemporalClient(address: string, namespace: string, waitMs = 30000, interceptors: WorkflowClientInterceptor[] = []): Promise<Client> {
+export async function connectTemporalClient(
+  address: string,
+  namespace: string,
+  waitMs = 30000,
+  interceptors: WorkflowClientInterceptor[] = [],
+): Promise<Client> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {

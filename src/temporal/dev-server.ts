@@ -5,7 +5,6 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { projectRoot } from '../paths';
 
-
 /** A free TCP port on 127.0.0.1 (or `preferred` when it is free). */
 export async function freePort(preferred = 0): Promise<number> {
   const tryPort = (port: number) =>
@@ -60,7 +59,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     args.push('--db-filename', options.dbFile);
   }
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => options.onOutput?.(l));
+  const forward = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => options.onOutput?.(l));
   child.stdout.on('data', forward);
   child.stderr.on('data', forward);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,10 +1,22 @@
 import { createHash } from 'node:crypto';
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage, WorkflowUpdateHandle } from '@temporalio/client';
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  WorkflowUpdateHandle,
+} from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
-import { completeJobUpdate, COMPLETION_CONFLICT, type CompletionReport, type CompletionResult, type ModelJobInput } from '../../workflows/definitions';
+import {
+  completeJobUpdate,
+  COMPLETION_CONFLICT,
+  type CompletionReport,
+  type CompletionResult,
+  type ModelJobInput,
+} from '../../workflows/definitions';
 import { canonicalJson } from '../canonical-json';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
@@ -135,21 +147,29 @@ export function createJobGateway(options: {
       const input: ModelJobInput = { jobId: job.job_id, completionDeadlineSeconds };
       try {
         // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row later.
-        await client.withDeadline(Date.now() + startWaitMs, () => client.workflow.start('modelJobWorkflow', {
-          workflowId: workflowIdFor(job.job_id),
-          // One run per job, ever: a closed run is not started again, an open one is not joined or replaced.
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          taskQueue,
-          args: [input],
-          typedSearchAttributes: jobSearchAttributes(job, 'pending'),
-          memo: {
-            job_id: job.job_id, model: `${job.model_id}@${job.model_version}`, job_type: job.job_type, trigger: job.trigger,
-            client_id: job.client_id, domain_id: job.domain_id, service_id: job.service_id, source_job_id: job.source_job_id,
-          },
-          staticSummary: summary(job),
-          staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
-        }));
+        await client.withDeadline(Date.now() + startWaitMs, () =>
+          client.workflow.start('modelJobWorkflow', {
+            workflowId: workflowIdFor(job.job_id),
+            // One run per job, ever: a closed run is not started again, an open one is not joined or replaced.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+            taskQueue,
+            args: [input],
+            typedSearchAttributes: jobSearchAttributes(job, 'pending'),
+            memo: {
+              job_id: job.job_id,
+              model: `${job.model_id}@${job.model_version}`,
+              job_type: job.job_type,
+              trigger: job.trigger,
+              client_id: job.client_id,
+              domain_id: job.domain_id,
+              service_id: job.service_id,
+              source_job_id: job.source_job_id,
+            },
+            staticSummary: summary(job),
+            staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
+          }),
+        );
         // Counted where the start happens (API, reconciler or cascade), once: a repeat is 'existing'.
         options.metrics?.jobStarted(job.job_type, job.trigger);
         return 'started';
@@ -169,7 +189,12 @@ export function createJobGateway(options: {
       let accepted: WorkflowUpdateHandle<CompletionResult> | undefined;
       try {
         accepted = await client.withDeadline(deadline, () =>
-          handle.startUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report), waitForStage: WorkflowUpdateStage.ACCEPTED }));
+          handle.startUpdate(completeJobUpdate, {
+            args: [report],
+            updateId: completionUpdateId(report),
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          }),
+        );
         return { kind: 'answered', result: await client.withDeadline(deadline, () => accepted!.result()) };
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {

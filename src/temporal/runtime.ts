@@ -17,9 +17,7 @@ export function installTemporalRuntime(options: { logLevel?: SdkLogLevel; promet
   try {
     Runtime.install({
       logger: new DefaultLogger(options.logLevel ?? 'WARN'),
-      ...(options.prometheusAddress
-        ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusAddress } } } }
-        : {}),
+      ...(options.prometheusAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusAddress } } } } : {}),
     });
   } catch {
     // already installed by the host process (a test runner, the dev runner)

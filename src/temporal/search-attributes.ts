@@ -48,7 +48,9 @@ export class SearchAttributesMissingError extends Error {
     super(
       `Temporal namespace "${namespace}" lacks the job search attributes ${missing.map((k) => `${k.name} (${cliType(k.type)})`).join(', ')}; ${reason}. ` +
         `An operator can create them with:\n` +
-        missing.map((k) => `  temporal operator search-attribute create --namespace ${namespace} --name ${k.name} --type ${cliType(k.type)}`).join('\n'),
+        missing
+          .map((k) => `  temporal operator search-attribute create --namespace ${namespace} --name ${k.name} --type ${cliType(k.type)}`)
+          .join('\n'),
     );
     this.name = 'SearchAttributesMissingError';
   }
@@ -66,7 +68,8 @@ export async function ensureSearchAttributes(
 ): Promise<{ registered: string[] }> {
   const missing = await missingSearchAttributes(connection, namespace, options.wanted);
   if (missing.length === 0) return { registered: [] };
-  if (!options.register) throw new SearchAttributesMissingError(namespace, missing, 'the worker (or `npm run migrate`) registers them at start');
+  if (!options.register)
+    throw new SearchAttributesMissingError(namespace, missing, 'the worker (or `npm run migrate`) registers them at start');
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
@@ -75,7 +78,10 @@ export async function ensureSearchAttributes(
   } catch (err) {
     const code = (err as { code?: number }).code;
     if (code !== ALREADY_EXISTS) {
-      const why = code === PERMISSION_DENIED ? 'this service has no permission to register them' : `registering them failed: ${(err as Error).message}`;
+      const why =
+        code === PERMISSION_DENIED
+          ? 'this service has no permission to register them'
+          : `registering them failed: ${(err as Error).message}`;
       throw new SearchAttributesMissingError(namespace, missing, why);
     }
   }

@@ -37,7 +37,8 @@ export interface TemporalServerOptions {
 
 function binary(name: string): string {
   const found = path.join(projectRoot(), '.tools/bin', name);
-  if (!existsSync(found)) throw new Error(`${name} not found: run \`npm run setup:temporal -- server\` (builds the server, its sql tool and the UI server once)`);
+  if (!existsSync(found))
+    throw new Error(`${name} not found: run \`npm run setup:temporal -- server\` (builds the server, its sql tool and the UI server once)`);
   return found;
 }
 
@@ -60,11 +61,23 @@ async function prepareDatabase(pg: URL, database: string, schemaName: string): P
   } finally {
     await db.destroy();
   }
-  const base = ['--ep', pg.hostname, '-p', pg.port || '5432', '-u', decodeURIComponent(pg.username || 'postgres'), '--pl', 'postgres12', '--db', database];
+  const base = [
+    '--ep',
+    pg.hostname,
+    '-p',
+    pg.port || '5432',
+    '-u',
+    decodeURIComponent(pg.username || 'postgres'),
+    '--pl',
+    'postgres12',
+    '--db',
+    database,
+  ];
   if (pg.password) base.push('--pw', decodeURIComponent(pg.password));
   const run = (args: string[]) => {
     const result = spawnSync(binary('temporal-sql-tool'), [...base, ...args], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`temporal-sql-tool ${args.join(' ')} failed on ${database}: ${result.stderr || result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(`temporal-sql-tool ${args.join(' ')} failed on ${database}: ${result.stderr || result.stdout}`);
   };
   if (!versioned) run(['setup-schema', '-v', '0.0']);
   run(['update-schema', '--schema-name', schemaName]);
@@ -122,7 +135,12 @@ dcRedirectionPolicy:
 
 function spawnLogged(file: string, args: string[], onOutput?: (line: string) => void): { child: ChildProcess; exited: Promise<void> } {
   const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const forward = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((l) => onOutput?.(l));
+  const forward = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => onOutput?.(l));
   child.stdout.on('data', forward);
   child.stderr.on('data', forward);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -162,7 +180,8 @@ async function ensureNamespace(address: string, namespace: string, child: ChildP
         await connection.close();
       }
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`temporal-server did not serve namespace ${namespace} within ${timeoutMs} ms: ${(err as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`temporal-server did not serve namespace ${namespace} within ${timeoutMs} ms: ${(err as Error).message}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -177,14 +196,27 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   await prepareDatabase(pg, visibility, 'postgresql/v12/visibility');
 
   const ports: Record<string, number> = { frontendGrpc: await freePort(options.port) };
-  for (const name of ['frontendHttp', 'frontendMembership', 'historyGrpc', 'historyMembership', 'matchingGrpc', 'matchingMembership', 'workerGrpc', 'workerMembership']) {
+  for (const name of [
+    'frontendHttp',
+    'frontendMembership',
+    'historyGrpc',
+    'historyMembership',
+    'matchingGrpc',
+    'matchingMembership',
+    'workerGrpc',
+    'workerMembership',
+  ]) {
     ports[name] = await lowFreePort();
   }
   const configDir = path.join(options.workDir, 'config');
   mkdirSync(configDir, { recursive: true });
   writeFileSync(path.join(configDir, 'production.yaml'), serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports }));
 
-  const server = spawnLogged(binary('temporal-server'), ['--root', options.workDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'], options.onOutput);
+  const server = spawnLogged(
+    binary('temporal-server'),
+    ['--root', options.workDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
+    options.onOutput,
+  );
   const killOnExit = () => server.child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const address = `127.0.0.1:${ports.frontendGrpc}`;
@@ -204,7 +236,11 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
         path.join(uiDir, 'config', 'production.yaml'),
         `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\nrefreshInterval: 0s\ncors:\n  allowOrigins: []\n`,
       );
-      const ui = spawnLogged(binary('temporal-ui-server'), ['--root', uiDir, '--config', 'config', '--env', 'production', 'start'], options.onOutput);
+      const ui = spawnLogged(
+        binary('temporal-ui-server'),
+        ['--root', uiDir, '--config', 'config', '--env', 'production', 'start'],
+        options.onOutput,
+      );
       children.push(ui);
       uiUrl = `http://127.0.0.1:${uiPort}`;
       await waitForHttp(uiUrl, ui.child, 30000);

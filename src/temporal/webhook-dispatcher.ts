@@ -16,7 +16,13 @@ const BATCH = 100;
  * workflows started. A crash between the two leaves deliveries pending with no attempt: the same loop finds those
  * queues (`relaunchAfterSeconds`) and starts them, so no committed event is lost and none is sent twice by this.
  */
-export function startWebhookDispatcher(deps: { knex: Knex; launcher: WebhookLauncher; log: Logger; everyMs: number; relaunchAfterSeconds: number }) {
+export function startWebhookDispatcher(deps: {
+  knex: Knex;
+  launcher: WebhookLauncher;
+  log: Logger;
+  everyMs: number;
+  relaunchAfterSeconds: number;
+}) {
   const { knex, launcher, log } = deps;
   let running = true;
   let timer: NodeJS.Timeout | undefined;
@@ -29,16 +35,24 @@ export function startWebhookDispatcher(deps: { knex: Knex; launcher: WebhookLaun
       for (const event of events) {
         // A ping's delivery is written with its event, for its one endpoint.
         const endpoints = event.target_webhook_id ? [] : await repo.endpointsFor(trx, event);
-        for (const d of await repo.insertDeliveries(trx, event, endpoints.map((e) => e.webhook_id))) queues.set(`${d.webhook_id} ${d.ordering_key}`, d);
+        for (const d of await repo.insertDeliveries(
+          trx,
+          event,
+          endpoints.map((e) => e.webhook_id),
+        ))
+          queues.set(`${d.webhook_id} ${d.ordering_key}`, d);
       }
-      await repo.markDispatched(trx, events.map((e) => e.event_id));
+      await repo.markDispatched(
+        trx,
+        events.map((e) => e.event_id),
+      );
       return { queues: [...queues.values()], full: events.length === BATCH };
     });
   }
 
   async function pass(): Promise<void> {
     try {
-      for (let more = true; more && running; ) {
+      for (let more = true; more && running;) {
         const { queues, full } = await fanOut();
         for (const q of queues) await launcher.launch(q);
         more = full;
@@ -74,5 +88,11 @@ export function webhookDispatcherFor(deps: { knex: Knex; client: Client; config:
   const { webhooks } = deps.config;
   if (!webhooks.dispatcherEnabled) return undefined;
   const launcher = createWebhookLauncher({ client: deps.client, taskQueue: deps.config.temporal.taskQueue, config: webhooks });
-  return startWebhookDispatcher({ knex: deps.knex, launcher, log: deps.log, everyMs: webhooks.dispatchIntervalMs, relaunchAfterSeconds: webhooks.relaunchAfterSeconds });
+  return startWebhookDispatcher({
+    knex: deps.knex,
+    launcher,
+    log: deps.log,
+    everyMs: webhooks.dispatchIntervalMs,
+    relaunchAfterSeconds: webhooks.relaunchAfterSeconds,
+  });
 }

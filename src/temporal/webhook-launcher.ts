@@ -26,7 +26,12 @@ export function createWebhookLauncher(options: { client: Client; taskQueue: stri
   const { client, taskQueue, config } = options;
   return {
     async launch(queue) {
-      const input: WebhookQueueInput = { webhookId: queue.webhook_id, orderingKey: queue.ordering_key, retry: config.retry, attemptTimeoutSeconds: config.attemptTimeoutSeconds };
+      const input: WebhookQueueInput = {
+        webhookId: queue.webhook_id,
+        orderingKey: queue.ordering_key,
+        retry: config.retry,
+        attemptTimeoutSeconds: config.attemptTimeoutSeconds,
+      };
       await client.workflow.start('webhookDeliveryWorkflow', {
         workflowId: webhookWorkflowId(queue.webhook_id, queue.ordering_key),
         taskQueue,

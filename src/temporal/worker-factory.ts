@@ -57,13 +57,21 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     knex: deps.knex,
     schemas: new UserSchemaCompiler(),
     gateway,
-    clients: { lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS), ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS), inProcess: deps.inProcess },
+    clients: {
+      lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
+      ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
+      inProcess: deps.inProcess,
+    },
     log: deps.log,
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
     metrics: deps.metrics,
   });
-  const webhookActivities = createWebhookActivities({ knex: deps.knex, config: config.webhooks, jobUiUrl: (jobId) => gateway.uiUrl(jobId) });
+  const webhookActivities = createWebhookActivities({
+    knex: deps.knex,
+    config: config.webhooks,
+    jobUiUrl: (jobId) => gateway.uiUrl(jobId),
+  });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,

@@ -22,7 +22,6 @@ export interface WebhookConfig {
   relaunchAfterSeconds: number;
 }
 
-
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, name: string, fallback: number, min: number): number {
@@ -35,7 +34,10 @@ function integer(env: Env, name: string, fallback: number, min: number): number 
 
 /** `a.b.c.d/n`, `a:b::/n` or a bare address (a range of one). */
 export function parseRanges(raw: string | undefined): string[] {
-  const ranges = (raw ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  const ranges = (raw ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const range of ranges) {
     const [address, prefix] = range.split('/');
     const family = isIP(address);

@@ -1,7 +1,11 @@
 /** The events an endpoint may ask for (docs/webhooks.md lists their payloads). */
 export const EVENT_TYPES = [
-  'job.succeeded', 'job.failed', 'job.timed_out', 'job.cancelled',
-  'service.available', 'service.failed',
+  'job.succeeded',
+  'job.failed',
+  'job.timed_out',
+  'job.cancelled',
+  'service.available',
+  'service.failed',
   'assignment.changed',
   'version.status_changed',
   'subscription.stale',
@@ -19,5 +23,7 @@ export const PING_EVENT_TYPE = 'webhook.test';
 
 /** The event a job's final status is announced with. */
 export function jobEventType(status: string): EventType | undefined {
-  return ({ success: 'job.succeeded', failure: 'job.failed', timed_out: 'job.timed_out', cancelled: 'job.cancelled' } as Record<string, EventType>)[status];
+  return (
+    { success: 'job.succeeded', failure: 'job.failed', timed_out: 'job.timed_out', cancelled: 'job.cancelled' } as Record<string, EventType>
+  )[status];
 }

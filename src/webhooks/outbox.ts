@@ -37,8 +37,14 @@ function bounded(data: Record<string, unknown>): Record<string, unknown> {
 export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
   const event_id = uuidv7();
   await db('webhook_events').insert({
-    event_id, type: event.type, client_id: event.client_id, domain_id: event.domain_id ?? null, model_id: event.model_id ?? null,
-    ordering_key: event.ordering_key, data: JSON.stringify(bounded(event.data)), target_webhook_id: event.target_webhook_id ?? null,
+    event_id,
+    type: event.type,
+    client_id: event.client_id,
+    domain_id: event.domain_id ?? null,
+    model_id: event.model_id ?? null,
+    ordering_key: event.ordering_key,
+    data: JSON.stringify(bounded(event.data)),
+    target_webhook_id: event.target_webhook_id ?? null,
   });
   return event_id;
 }
@@ -54,7 +60,11 @@ export const webhookEvents = {
     const type = job && jobEventType(job.status);
     if (!job || !type) return;
     await recordEvent(db, {
-      type, client_id: job.client_id, domain_id: job.domain_id, model_id: job.model_id, ordering_key: `job:${jobId}`,
+      type,
+      client_id: job.client_id,
+      domain_id: job.domain_id,
+      model_id: job.model_id,
+      ordering_key: `job:${jobId}`,
       // temporal_url depends on the sender's TEMPORAL_UI_URL; it is filled in when the body is rendered.
       data: toJob(job, { workflowId: workflowIdFor, uiUrl: () => null }),
     });
@@ -66,8 +76,12 @@ export const webhookEvents = {
     if (!service || (service.status !== 'available' && service.status !== 'failed')) return;
     const domain = await domainOf(db, service.domain_uuid);
     await recordEvent(db, {
-      type: `service.${service.status}`, client_id: domain.client_id, domain_id: domain.domain_id, model_id: modelId ?? null,
-      ordering_key: `service:${serviceUuid}`, data: { client_id: domain.client_id, ...toService(service, domain.domain_id) },
+      type: `service.${service.status}`,
+      client_id: domain.client_id,
+      domain_id: domain.domain_id,
+      model_id: modelId ?? null,
+      ordering_key: `service:${serviceUuid}`,
+      data: { client_id: domain.client_id, ...toService(service, domain.domain_id) },
     });
   },
 
@@ -75,7 +89,10 @@ export const webhookEvents = {
   async assignmentChanged(db: Db, row: AssignmentRow, scope: Scope): Promise<void> {
     const domain = await domainOf(db, row.domain_uuid);
     await recordEvent(db, {
-      type: 'assignment.changed', client_id: domain.client_id, domain_id: domain.domain_id, model_id: row.model_id,
+      type: 'assignment.changed',
+      client_id: domain.client_id,
+      domain_id: domain.domain_id,
+      model_id: row.model_id,
       ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
       data: { client_id: domain.client_id, ...toAssignment(row, scope) },
     });
@@ -85,7 +102,13 @@ export const webhookEvents = {
   async versionStatusChanged(db: Db, modelId: string, version: string): Promise<void> {
     const row = await models.findVersion(db, modelId, version);
     if (!row) return;
-    await recordEvent(db, { type: 'version.status_changed', client_id: null, model_id: modelId, ordering_key: `version:${modelId}@${version}`, data: toVersion(row) });
+    await recordEvent(db, {
+      type: 'version.status_changed',
+      client_id: null,
+      model_id: modelId,
+      ordering_key: `version:${modelId}@${version}`,
+      data: toVersion(row),
+    });
   },
 
   /** subscription.stale, one per subscription an update of a model made stale (registry events). */
@@ -93,7 +116,13 @@ export const webhookEvents = {
     for (const id of subscriptionIds) {
       const row = await subscriptions.findSubscription(db, id);
       if (!row) continue;
-      await recordEvent(db, { type: 'subscription.stale', client_id: null, model_id: row.source_model_id, ordering_key: `subscription:${id}`, data: toSubscription(row) });
+      await recordEvent(db, {
+        type: 'subscription.stale',
+        client_id: null,
+        model_id: row.source_model_id,
+        ordering_key: `subscription:${id}`,
+        data: toSubscription(row),
+      });
     }
   },
 };

@@ -22,7 +22,10 @@ export interface SendResult {
  * connection is pinned to the checked addresses (a DNS answer that changes between the check and the connect,
  * "DNS rebinding", cannot redirect it). Redirects are not followed: a 3xx is a failed attempt.
  */
-export async function postWebhook(target: { url: string; headers: Record<string, string>; body: string }, options: { policy: TargetPolicy; timeoutMs: number }): Promise<SendResult> {
+export async function postWebhook(
+  target: { url: string; headers: Record<string, string>; body: string },
+  options: { policy: TargetPolicy; timeoutMs: number },
+): Promise<SendResult> {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   let url: URL;
@@ -46,28 +49,37 @@ export async function postWebhook(target: { url: string; headers: Record<string,
       clearTimeout(deadline);
       resolve({ ...result, latencyMs: elapsed() });
     };
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'POST',
-      headers: { ...target.headers, 'content-length': Buffer.byteLength(target.body) },
-      lookup: pinned as unknown as LookupFunction,
-      // A connection of its own: a pooled socket would skip the check of this attempt's addresses.
-      agent: false,
-    }, (response) => {
-      let read = 0;
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) response.destroy();
-      });
-      const done = () => {
-        const status = response.statusCode ?? 0;
-        finish(status >= 200 && status < 300
-          ? { statusCode: status }
-          : { statusCode: status, error: status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}` });
-      };
-      response.on('end', done);
-      response.on('close', done);
-      response.on('error', done);
-    });
+    const request = (url.protocol === 'https:' ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...target.headers, 'content-length': Buffer.byteLength(target.body) },
+        lookup: pinned as unknown as LookupFunction,
+        // A connection of its own: a pooled socket would skip the check of this attempt's addresses.
+        agent: false,
+      },
+      (response) => {
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_RESPONSE_BYTES) response.destroy();
+        });
+        const done = () => {
+          const status = response.statusCode ?? 0;
+          finish(
+            status >= 200 && status < 300
+              ? { statusCode: status }
+              : {
+                  statusCode: status,
+                  error: status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}`,
+                },
+          );
+        };
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      },
+    );
     // The whole attempt, connect to last byte, has one deadline.
     const deadline = setTimeout(() => {
       request.destroy();

@@ -29,7 +29,13 @@ export function signatureHeader(secrets: string[], id: string, timestamp: number
  * What a receiver does: any `v1` signature matching the secret, compared in constant time, and a timestamp within
  * `toleranceSeconds` of now (replays of old deliveries are refused).
  */
-export function verify(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, toleranceSeconds = 300, now = Date.now()): boolean {
+export function verify(
+  secret: string,
+  headers: { id: string; timestamp: string; signature: string },
+  body: string,
+  toleranceSeconds = 300,
+  now = Date.now(),
+): boolean {
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(now / 1000 - timestamp) > toleranceSeconds) return false;
   const expected = Buffer.from(sign(secret, headers.id, timestamp, body));

@@ -24,11 +24,27 @@ export function targetPolicy(config: Pick<WebhookConfig, 'allowHttp' | 'allowedP
 // 169.254.169.254), and the other special-purpose ranges that are not the public internet (RFC 6890).
 const INTERNAL = new BlockList();
 for (const [net, bits, _name] of [
-  ['0.0.0.0', 8, 'this-network'], ['10.0.0.0', 8, 'private'], ['100.64.0.0', 10, 'shared (CGNAT)'], ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local'], ['172.16.0.0', 12, 'private'], ['192.0.0.0', 24, 'IETF protocol'], ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'], ['224.0.0.0', 4, 'multicast'], ['240.0.0.0', 4, 'reserved'],
-] as const) INTERNAL.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) INTERNAL.addSubnet(net, bits, 'ipv6');
+  ['0.0.0.0', 8, 'this-network'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'shared (CGNAT)'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'IETF protocol'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+] as const)
+  INTERNAL.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  INTERNAL.addSubnet(net, bits, 'ipv6');
 
 function kind(address: string, family: 'ipv4' | 'ipv6'): string {
   if (family === 'ipv6') return address === '::1' ? 'loopback' : /^fe[89ab]/i.test(address) ? 'link-local' : 'private or reserved';
@@ -61,10 +77,19 @@ export function checkUrl(raw: string, policy: TargetPolicy): URL {
   return url;
 }
 
-type Lookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** Every address `hostname` resolves to, each checked: one internal address refuses the whole name. */
-export async function resolveTarget(hostname: string, policy: TargetPolicy, timeoutMs = 5000, lookup: Lookup = dnsLookup): Promise<LookupAddress[]> {
+export async function resolveTarget(
+  hostname: string,
+  policy: TargetPolicy,
+  timeoutMs = 5000,
+  lookup: Lookup = dnsLookup,
+): Promise<LookupAddress[]> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const addresses: LookupAddress[] = isIP(bare)
     ? [{ address: bare, family: isIP(bare) }]

@@ -13,7 +13,10 @@ type Answer = { status: number; body?: unknown; headers?: Record<string, string>
 /** A local HTTP server standing in for an AWS endpoint: records each request and answers as told. */
 export class AwsStandIn {
   readonly requests: RecordedRequest[] = [];
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   /** `answer` may return a promise: a stand-in that holds its answer plays a call in flight. */
   static async start(answer: (req: RecordedRequest) => Answer | Promise<Answer>): Promise<AwsStandIn> {

@@ -35,7 +35,11 @@ export class ContractChecker {
     this.ajv.addSchema({ $id: DOC_ID, components: doc.components, paths: doc.paths });
     for (const [template, item] of Object.entries<any>(doc.paths)) {
       for (const method of Object.keys(item)) {
-        this.routes.push({ method: method.toUpperCase(), template, regex: new RegExp(`^${koaPath(template).replace(/:[a-z_]+/g, '[^/]+')}/?$`) });
+        this.routes.push({
+          method: method.toUpperCase(),
+          template,
+          regex: new RegExp(`^${koaPath(template).replace(/:[a-z_]+/g, '[^/]+')}/?$`),
+        });
       }
     }
   }
@@ -47,13 +51,16 @@ export class ContractChecker {
     const route = this.routes.find((r) => r.method === res.method && r.regex.test(pathname));
     if (!route) return this.checkOutsideOperations(res, where, pathname);
     const responses = this.doc.paths[route.template][res.method.toLowerCase()].responses;
-    if (!responses[res.status]) return [`${where}: status not declared for ${res.method} ${route.template} (declared: ${Object.keys(responses).join(', ')})`];
+    if (!responses[res.status])
+      return [`${where}: status not declared for ${res.method} ${route.template} (declared: ${Object.keys(responses).join(', ')})`];
     const declared = this.resolve(responses[res.status]);
     const problems: string[] = [];
     for (const [name, header] of Object.entries<any>(declared.headers ?? {})) {
-      if (this.resolve(header).required && res.headers[name.toLowerCase()] === undefined) problems.push(`${where}: missing required header ${name}`);
+      if (this.resolve(header).required && res.headers[name.toLowerCase()] === undefined)
+        problems.push(`${where}: missing required header ${name}`);
     }
-    const base = responses[res.status].$ref?.slice(1) ?? `/paths/${escape(route.template)}/${res.method.toLowerCase()}/responses/${res.status}`;
+    const base =
+      responses[res.status].$ref?.slice(1) ?? `/paths/${escape(route.template)}/${res.method.toLowerCase()}/responses/${res.status}`;
     return [...problems, ...this.checkBody(res, where, declared, `#${base}/content/application~1json/schema`)];
   }
 
@@ -71,11 +78,15 @@ export class ContractChecker {
 
   private checkBody(res: ObservedResponse, where: string, declared: any, schemaPointer: string): string[] {
     // A text answer (the Prometheus exposition of /metrics) is declared as a string of its media type.
-    if (declared.content?.['text/plain']) return typeof res.body === 'string' ? [] : [`${where}: a text/plain body was declared, got ${typeof res.body}`];
-    if (!declared.content?.['application/json']) return res.body === undefined || res.body === '' ? [] : [`${where}: body sent where the document declares none`];
+    if (declared.content?.['text/plain'])
+      return typeof res.body === 'string' ? [] : [`${where}: a text/plain body was declared, got ${typeof res.body}`];
+    if (!declared.content?.['application/json'])
+      return res.body === undefined || res.body === '' ? [] : [`${where}: body sent where the document declares none`];
     const validate = this.validator(`${DOC_ID}${schemaPointer}`);
     if (validate(res.body)) return [];
-    return [`${where}: body does not match the document: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}; body ${JSON.stringify(res.body)?.slice(0, 300)}`];
+    return [
+      `${where}: body does not match the document: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}; body ${JSON.stringify(res.body)?.slice(0, 300)}`,
+    ];
   }
 
   private validator(ref: string): ValidateFunction {
@@ -90,7 +101,10 @@ export class ContractChecker {
   /** Follows a local `#/components/...` reference. */
   private resolve(node: any): any {
     if (!node?.$ref) return node;
-    return node.$ref.slice(2).split('/').reduce((o: any, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
+    return node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((o: any, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
   }
 }
 

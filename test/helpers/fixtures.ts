@@ -15,21 +15,38 @@ function expectStatus(res: { status: number; body: unknown }, status: number, wh
 }
 
 /** Registers a model and makes its first version active. */
-export async function activeModel(h: Harness, options: { features?: unknown[]; handlers?: unknown; handler_contracts?: unknown; id?: string } = {}) {
+export async function activeModel(
+  h: Harness,
+  options: { features?: unknown[]; handlers?: unknown; handler_contracts?: unknown; id?: string } = {},
+) {
   const id = options.id ?? uid('model');
-  expectStatus(await h.api('POST', '/v2/models', {
-    body: {
-      id, name: id, description: 'test model', metadata: {}, handlers: options.handlers ?? ECHO_HANDLERS,
-      ...(options.handler_contracts ? { handler_contracts: options.handler_contracts } : {}), features: options.features ?? FEATURES,
-    },
-  }), 201, 'create model');
+  expectStatus(
+    await h.api('POST', '/v2/models', {
+      body: {
+        id,
+        name: id,
+        description: 'test model',
+        metadata: {},
+        handlers: options.handlers ?? ECHO_HANDLERS,
+        ...(options.handler_contracts ? { handler_contracts: options.handler_contracts } : {}),
+        features: options.features ?? FEATURES,
+      },
+    }),
+    201,
+    'create model',
+  );
   expectStatus(await h.api('PUT', `/v2/models/${id}/versions/1/new_status`, { body: { status: 'active' } }), 200, 'activate version');
   return id;
 }
 
 export async function addVersion(h: Harness, modelId: string, version: string, features: unknown[], activate = true) {
   expectStatus(await h.api('POST', `/v2/models/${modelId}/versions`, { body: { version, features } }), 201, 'create version');
-  if (activate) expectStatus(await h.api('PUT', `/v2/models/${modelId}/versions/${version}/new_status`, { body: { status: 'active' } }), 200, 'activate');
+  if (activate)
+    expectStatus(
+      await h.api('PUT', `/v2/models/${modelId}/versions/${version}/new_status`, { body: { status: 'active' } }),
+      200,
+      'activate',
+    );
 }
 
 /** A tenant with one domain, optionally active and with a default assignment to `modelId`. */
@@ -37,18 +54,38 @@ export async function tenantWithDomain(h: Harness, options: { features?: unknown
   const clientId = uid('client');
   const domainId = uid('domain');
   expectStatus(await h.api('PUT', `/v2/clients/${clientId}`, { body: { name: clientId } }), 201, 'create client');
-  expectStatus(await h.api('POST', `/v2/clients/${clientId}/domains`, { body: { domain_id: domainId, features: options.features ?? FEATURES } }), 201, 'create domain');
+  expectStatus(
+    await h.api('POST', `/v2/clients/${clientId}/domains`, { body: { domain_id: domainId, features: options.features ?? FEATURES } }),
+    201,
+    'create domain',
+  );
   if (options.active ?? true) {
-    expectStatus(await h.api('PUT', `/v2/clients/${clientId}/domains/${domainId}/new_status`, { body: { status: 'active' } }), 200, 'activate domain');
+    expectStatus(
+      await h.api('PUT', `/v2/clients/${clientId}/domains/${domainId}/new_status`, { body: { status: 'active' } }),
+      200,
+      'activate domain',
+    );
   }
   if (options.modelId) {
-    expectStatus(await h.api('POST', `/v2/clients/${clientId}/domains/${domainId}/model/assign`, { body: { model_id: options.modelId } }), 200, 'assign model');
+    expectStatus(
+      await h.api('POST', `/v2/clients/${clientId}/domains/${domainId}/model/assign`, { body: { model_id: options.modelId } }),
+      200,
+      'assign model',
+    );
   }
   return { clientId, domainId, base: `/v2/clients/${clientId}/domains/${domainId}` };
 }
 
-export async function initService(h: Harness, base: string, serviceId: string, staticFeatures: Record<string, unknown>, departure = new Date(Date.now() + 86400000).toISOString()) {
-  return h.api('POST', `${base}/service/init`, { body: { service_id: serviceId, departure_datetime: departure, static_features: staticFeatures } });
+export async function initService(
+  h: Harness,
+  base: string,
+  serviceId: string,
+  staticFeatures: Record<string, unknown>,
+  departure = new Date(Date.now() + 86400000).toISOString(),
+) {
+  return h.api('POST', `${base}/service/init`, {
+    body: { service_id: serviceId, departure_datetime: departure, static_features: staticFeatures },
+  });
 }
 
 /** Polls until `fn` returns a truthy value or the time runs out. */

@@ -19,7 +19,8 @@ import { createKnex, migrateLatest } from '../../src/db/knex';
  */
 export default async function globalSetup() {
   const started = Date.now();
-  const adminUrl = (await reachable(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')) ?? (await embeddedPostgres());
+  const adminUrl =
+    (await reachable(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')) ?? (await embeddedPostgres());
   const dbName = `mos_test_${process.pid}_${Date.now()}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   await admin.raw(`CREATE DATABASE ${dbName}`);
@@ -44,7 +45,9 @@ export default async function globalSetup() {
   process.env.MOS_TEST_TEMPORAL_ADDRESS = address;
   process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
   (globalThis as any).__MOS__ = { server, adminUrl, dbName };
-  console.log(`\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS} (UI ${server?.uiUrl ?? "n/a"}), ready in ${Date.now() - started} ms`);
+  console.log(
+    `\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS} (UI ${server?.uiUrl ?? 'n/a'}), ready in ${Date.now() - started} ms`,
+  );
 }
 
 async function startTemporal(adminUrl: string, databasePrefix: string, workDir: string) {

@@ -8,7 +8,8 @@ export default async function globalTeardown() {
   try {
     await admin.raw(`DROP DATABASE IF EXISTS ${state.dbName} WITH (FORCE)`);
     const temporalDbs = (globalThis as any).__MOS_TEMPORAL_DBS__;
-    for (const db of temporalDbs ? [temporalDbs.main, temporalDbs.visibility] : []) await admin.raw(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+    for (const db of temporalDbs ? [temporalDbs.main, temporalDbs.visibility] : [])
+      await admin.raw(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
   } finally {
     await admin.destroy();
   }

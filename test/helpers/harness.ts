@@ -123,12 +123,26 @@ export class Harness {
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();
     const checker = new ContractChecker(buildOpenApiDocument());
-    app.middleware.unshift(contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)));
+    app.middleware.unshift(
+      contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)),
+    );
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
-    const harness = new Harness(config, knex, temporal, gateway, idp, server, baseUrl, { ...options, inProcess }, router, violations, metrics);
+    const harness = new Harness(
+      config,
+      knex,
+      temporal,
+      gateway,
+      idp,
+      server,
+      baseUrl,
+      { ...options, inProcess },
+      router,
+      violations,
+      metrics,
+    );
     if (options.worker) await harness.startWorker();
     return harness;
   }
@@ -136,11 +150,17 @@ export class Harness {
   async startWorker(): Promise<void> {
     this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
     const { worker, connection } = await createJobWorker({
-      config: this.config, knex: this.workerKnex, client: this.temporal, log: this.options.workerLog ?? pino({ level: 'silent' }),
-      inProcess: this.options.inProcess!, lambda: this.options.lambda, ecs: this.options.ecs,
+      config: this.config,
+      knex: this.workerKnex,
+      client: this.temporal,
+      log: this.options.workerLog ?? pino({ level: 'silent' }),
+      inProcess: this.options.inProcess!,
+      lambda: this.options.lambda,
+      ecs: this.options.ecs,
       // With tracing, the worker bundles workflows/ itself, adding the tracing workflow interceptors.
       workflowBundle: this.options.tracing ? undefined : { codePath: testEnv.workflowBundlePath },
-      metrics: this.metrics, tracing: this.options.tracing,
+      metrics: this.metrics,
+      tracing: this.options.tracing,
       // Tests provoke activity failures on purpose; the SDK would log each one.
       sdkLogLevel: 'ERROR',
     });
@@ -164,7 +184,11 @@ export class Harness {
   }
 
   /** One request; `timeoutMs` (default 30 s) bounds it, so a hang fails the test instead of stalling it. */
-  async api<T = any>(method: string, path: string, options: { token?: string | null; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<ApiResponse<T>> {
+  async api<T = any>(
+    method: string,
+    path: string,
+    options: { token?: string | null; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<ApiResponse<T>> {
     const token = options.token === undefined ? await this.adminToken() : options.token;
     const headers: Record<string, string> = { ...options.headers };
     if (token) headers.Authorization = `Bearer ${token}`;

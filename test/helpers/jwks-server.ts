@@ -5,7 +5,12 @@ import type { JWK } from 'jose';
 /** An identity provider's JWKS endpoint: serves the keys it is given and counts the fetches. */
 export class JwksServer {
   fetches = 0;
-  private constructor(private readonly server: Server, readonly url: string, private keys: JWK[], private readonly padding: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    private keys: JWK[],
+    private readonly padding: string,
+  ) {}
 
   /** `paddingBytes` makes the answer that much larger, so a throttled link delivers its body slowly. */
   static async start(keys: JWK[], paddingBytes = 0): Promise<JwksServer> {

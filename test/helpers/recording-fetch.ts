@@ -33,7 +33,11 @@ const TIMESTAMP = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
  * chose) are kept.
  */
 export function stableExamples(recorded: RecordedExamples, now = Date.now()): RecordedExamples {
-  const ordered = Object.fromEntries(Object.keys(recorded).sort().map((k) => [k, recorded[k]]));
+  const ordered = Object.fromEntries(
+    Object.keys(recorded)
+      .sort()
+      .map((k) => [k, recorded[k]]),
+  );
   const ids = new Map<string, string>();
   const text = JSON.stringify(ordered, null, 2)
     .replace(UUID, (id) => {

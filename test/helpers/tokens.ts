@@ -21,7 +21,10 @@ export class TestIdp {
     return createLocalJWKSet({ keys: [this.publicJwk] });
   }
 
-  async sign(claims: Record<string, unknown>, options: { expiresIn?: string | number; notBefore?: string | number; issuer?: string; audience?: string; kid?: string } = {}) {
+  async sign(
+    claims: Record<string, unknown>,
+    options: { expiresIn?: string | number; notBefore?: string | number; issuer?: string; audience?: string; kid?: string } = {},
+  ) {
     const jwt = new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? this.kid })
       .setIssuedAt()
@@ -38,6 +41,11 @@ export class TestIdp {
   }
 
   human(username: string, groups: string[], scopes: string[] = []) {
-    return this.sign({ username, sub: username, 'idp:groups': groups, ...(scopes.length ? { scope: scopes.map((s) => `platform/${s}`).join(' ') } : {}) });
+    return this.sign({
+      username,
+      sub: username,
+      'idp:groups': groups,
+      ...(scopes.length ? { scope: scopes.map((s) => `platform/${s}`).join(' ') } : {}),
+    });
   }
 }

@@ -8,7 +8,10 @@ import { projectRoot } from '../../src/paths';
 /** One dependency behind Toxiproxy: point the service at `url`/`address`, then cut, slow or restore it. */
 export class FaultyLink {
   private readonly toxics = new Set<string>();
-  constructor(private proxy: Proxy, readonly address: string) {}
+  constructor(
+    private proxy: Proxy,
+    readonly address: string,
+  ) {}
 
   /** Refuses new connections and drops open ones, like a dependency that went down. */
   async cut(): Promise<void> {
@@ -25,7 +28,13 @@ export class FaultyLink {
 
   /** Lets the answer's first bytes through at once and the rest at `kbPerSecond`: a response that stalls after its headers. */
   async throttle(kbPerSecond: number): Promise<void> {
-    await this.proxy.addToxic({ name: 'throttle', type: 'bandwidth', stream: 'downstream', toxicity: 1, attributes: { rate: kbPerSecond } });
+    await this.proxy.addToxic({
+      name: 'throttle',
+      type: 'bandwidth',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { rate: kbPerSecond },
+    });
     this.toxics.add('throttle');
   }
 
@@ -45,7 +54,10 @@ export class FaultyLink {
 
 /** A toxiproxy-server of the test file's own (built by `npm run setup:toxiproxy`), stopped with `stop()`. */
 export class FaultProxy {
-  private constructor(private readonly child: ChildProcess, private readonly client: Toxiproxy) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly client: Toxiproxy,
+  ) {}
 
   static async start(): Promise<FaultProxy> {
     const binary = process.env.TOXIPROXY_SERVER ?? path.join(projectRoot(), '.tools/bin/toxiproxy-server');

@@ -7,7 +7,12 @@ const root = path.resolve(__dirname, '../..');
  * A production entry (src/worker.ts, src/main.ts) in a child process running the TypeScript sources, so a test
  * can signal or SIGKILL it. Resolves once its output contains `readyText`; `output()` has everything it printed.
  */
-export async function spawnServiceProcess(entry: string, readyText: string, env: Record<string, string>, timeoutMs = 60000): Promise<ChildProcess & { output(): string }> {
+export async function spawnServiceProcess(
+  entry: string,
+  readyText: string,
+  env: Record<string, string>,
+  timeoutMs = 60000,
+): Promise<ChildProcess & { output(): string }> {
   const child = spawn(process.execPath, ['-r', path.join(__dirname, 'ts-register.js'), path.join(root, entry)], {
     cwd: root,
     // Off unless a test asks for it: a dispatcher starts delivery workflows on its own task queue, and the

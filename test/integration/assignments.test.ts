@@ -25,13 +25,24 @@ describe('assignments', () => {
     const { modelId, base } = await setup();
     const first = await put(base, 'ranker', { model_id: modelId, model_version: '1', role: 'primary', settings: { k: 1 } });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ assignment_key: 'ranker', model_id: modelId, model_version: '1', status: 'active', role: 'primary', settings: { k: 1 }, metadata: {} });
+    expect(first.body).toMatchObject({
+      assignment_key: 'ranker',
+      model_id: modelId,
+      model_version: '1',
+      status: 'active',
+      role: 'primary',
+      settings: { k: 1 },
+      metadata: {},
+    });
     const second = await put(base, 'ranker', { model_id: modelId, model_version: '1', settings: { k: 2 } });
     expect(second.body.assignment_id).not.toBe(first.body.assignment_id);
     expect((await h.api('GET', `${base}/assignments/ranker`)).body.assignment_id).toBe(second.body.assignment_id);
     const history = await h.api('GET', `${base}/assignments?status=all`);
     const ranker = history.body.items.filter((a: any) => a.assignment_key === 'ranker');
-    expect(ranker.map((a: any) => [a.assignment_id, a.status])).toEqual([[second.body.assignment_id, 'active'], [first.body.assignment_id, 'archived']]);
+    expect(ranker.map((a: any) => [a.assignment_id, a.status])).toEqual([
+      [second.body.assignment_id, 'active'],
+      [first.body.assignment_id, 'archived'],
+    ]);
     const archived = await h.api('GET', `${base}/assignments?status=archived`);
     expect(archived.body.items.map((a: any) => a.assignment_id)).toEqual([first.body.assignment_id]);
     const active = await h.api('GET', `${base}/assignments`);
@@ -40,7 +51,9 @@ describe('assignments', () => {
 
   it('upserts through the collection POST with the key in the body', async () => {
     const { modelId, base } = await setup();
-    const res = await h.api('POST', `${base}/assignments`, { body: { assignment_key: 'explainer', model_id: modelId, model_version: '1' } });
+    const res = await h.api('POST', `${base}/assignments`, {
+      body: { assignment_key: 'explainer', model_id: modelId, model_version: '1' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.assignment_key).toBe('explainer');
     expect((await h.api('POST', `${base}/assignments`, { body: { model_id: modelId, model_version: '1' } })).status).toBe(400);
@@ -48,7 +61,9 @@ describe('assignments', () => {
 
   it('ends many concurrent upserts of one key with exactly one active revision', async () => {
     const { modelId, base } = await setup();
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => put(base, 'hot', { model_id: modelId, model_version: '1', metadata: { i } })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => put(base, 'hot', { model_id: modelId, model_version: '1', metadata: { i } })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
     const all = await h.api('GET', `${base}/assignments?status=all&limit=50`);
     const hot = all.body.items.filter((a: any) => a.assignment_key === 'hot');
@@ -99,7 +114,11 @@ describe('assignments', () => {
       const { modelId, base } = await setup();
       await initService(h, base, 'svc-a', { seats: 10, cabin: 'business' });
       await addVersion(h, modelId, '2', V2_FEATURES);
-      const res = await put(base, 'default', { model_id: modelId, model_version: '2', service_updates: [{ service_id: 'svc-a', static_features: { cabin: 2 } }] });
+      const res = await put(base, 'default', {
+        model_id: modelId,
+        model_version: '2',
+        service_updates: [{ service_id: 'svc-a', static_features: { cabin: 2 } }],
+      });
       expect(res.status).toBe(201);
       const svc = (await h.api('GET', `${base}/service/svc-a`)).body;
       expect(svc.provided_features).toEqual({ seats: 10, cabin: 2 });
@@ -112,7 +131,14 @@ describe('assignments', () => {
       await initService(h, base, 'gone', { seats: 1 }, new Date(Date.now() - 3600000).toISOString());
       await addVersion(h, modelId, '2', V2_FEATURES);
       for (const serviceId of ['nobody', 'gone']) {
-        const res = await put(base, 'default', { model_id: modelId, model_version: '2', service_updates: [{ service_id: 'svc-a', static_features: { cabin: 1 } }, { service_id: serviceId, static_features: { cabin: 1 } }] });
+        const res = await put(base, 'default', {
+          model_id: modelId,
+          model_version: '2',
+          service_updates: [
+            { service_id: 'svc-a', static_features: { cabin: 1 } },
+            { service_id: serviceId, static_features: { cabin: 1 } },
+          ],
+        });
         expect(res.status).toBe(422);
         expect(res.body).toEqual({ success: false, message: expect.stringContaining(serviceId) });
       }
@@ -135,14 +161,27 @@ describe('assignments', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ client_id: clientId, domain_id: domainId, status: 'active' });
       expect((await h.api('GET', `${base}/assignments/default`)).body.model_version).toBe('2');
-      const pendingOnly = (await h.api('POST', '/v2/models', { body: { name: 'p', description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } } } })).body.model.id;
+      const pendingOnly = (
+        await h.api('POST', '/v2/models', {
+          body: {
+            name: 'p',
+            description: '',
+            metadata: {},
+            handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } },
+          },
+        })
+      ).body.model.id;
       expect((await h.api('POST', `${base}/model/assign`, { body: { model_id: pendingOnly } })).status).toBe(422);
       expect((await h.api('POST', `${base}/model/assign`, { body: { model_id: uid('nope') } })).status).toBe(422);
     });
 
     it('refuses service_updates on any other key', async () => {
       const { modelId, base } = await setup();
-      const res = await put(base, 'ranker', { model_id: modelId, model_version: '1', service_updates: [{ service_id: 'x', static_features: {} }] });
+      const res = await put(base, 'ranker', {
+        model_id: modelId,
+        model_version: '1',
+        service_updates: [{ service_id: 'x', static_features: {} }],
+      });
       expect(res.status).toBe(422);
     });
   });
@@ -194,7 +233,9 @@ describe('assignments', () => {
       const inactive = await h.api('PUT', `${base}/service/svc/assignments/x`, { body: { model_id: modelId, model_version: '1' } });
       expect(inactive.status).toBe(422);
       expect(inactive.body.message).toContain('not active');
-      expect((await h.api('PUT', `${base}/service/nobody/assignments/x`, { body: { model_id: modelId, model_version: '1' } })).status).toBe(404);
+      expect((await h.api('PUT', `${base}/service/nobody/assignments/x`, { body: { model_id: modelId, model_version: '1' } })).status).toBe(
+        404,
+      );
     });
   });
 });

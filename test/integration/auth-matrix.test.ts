@@ -10,7 +10,12 @@ const MISMATCHED_CLIENT = 'tenant-a-batch';
 
 type Expect = 'allowed' | 401 | 403 | 404;
 /** A token case: its token may depend on the operation's permission (`scopeFor(op)`). */
-type Case = { name: string; token: (op: Operation) => Promise<string | null>; expect: (op: Operation) => Expect; path?: (op: Operation) => string };
+type Case = {
+  name: string;
+  token: (op: Operation) => Promise<string | null>;
+  expect: (op: Operation) => Expect;
+  path?: (op: Operation) => string;
+};
 
 function pathFor(op: Operation, clientId = TENANT): string {
   return op.path
@@ -51,13 +56,26 @@ describe('authentication and authorization matrix', () => {
     expect([...declared].sort()).toEqual([...table].sort());
   });
 
-  const expired = () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { expiresIn: Math.floor(Date.now() / 1000) - 120 });
+  const expired = () =>
+    h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { expiresIn: Math.floor(Date.now() / 1000) - 120 });
   const cases: Case[] = [
     { name: 'no token', token: async () => null, expect: () => 401 },
     { name: 'expired token', token: expired, expect: () => 401 },
-    { name: 'not yet valid token', token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { notBefore: '1h' }), expect: () => 401 },
-    { name: 'wrong issuer', token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { issuer: 'https://evil.example/' }), expect: () => 401 },
-    { name: 'wrong audience', token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { audience: 'someone-else' }), expect: () => 401 },
+    {
+      name: 'not yet valid token',
+      token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { notBefore: '1h' }),
+      expect: () => 401,
+    },
+    {
+      name: 'wrong issuer',
+      token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { issuer: 'https://evil.example/' }),
+      expect: () => 401,
+    },
+    {
+      name: 'wrong audience',
+      token: () => h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { audience: 'someone-else' }),
+      expect: () => 401,
+    },
     {
       name: 'alg none',
       token: async () => {
@@ -71,7 +89,9 @@ describe('authentication and authorization matrix', () => {
       token: () =>
         new SignJWT({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' })
           .setProtectedHeader({ alg: 'HS256', kid: h.idp.kid })
-          .setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m')
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
           .sign(Buffer.from(JSON.stringify(h.idp.publicJwk))),
       expect: () => 401,
     },
@@ -79,19 +99,50 @@ describe('authentication and authorization matrix', () => {
       name: 'unknown kid',
       token: async () => {
         const { privateKey } = await generateKeyPair('RS256');
-        return new SignJWT({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }).setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' })
-          .setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(privateKey);
+        return new SignJWT({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' })
+          .setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(privateKey);
       },
       expect: () => 401,
     },
     { name: 'platform client missing the scope', token: (op) => h.idp.machine(PLATFORM_CLIENT, [wrongScopeFor(op)]), expect: () => 403 },
-    { name: 'platform client with the right scope', token: (op) => h.idp.machine(PLATFORM_CLIENT, [scopeFor(op)]), expect: () => 'allowed' },
-    { name: 'tenant client on its own tenant', token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]), expect: (op) => (op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'tenant client on another tenant', token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'tenant client whose client_id claim differs from the path', token: (op) => h.idp.machine(MISMATCHED_CLIENT, [scopeFor(op) === 'admin' ? 'client_read' : scopeFor(op)]), expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    {
+      name: 'platform client with the right scope',
+      token: (op) => h.idp.machine(PLATFORM_CLIENT, [scopeFor(op)]),
+      expect: () => 'allowed',
+    },
+    {
+      name: 'tenant client on its own tenant',
+      token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]),
+      expect: (op) => (op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+    },
+    {
+      name: 'tenant client on another tenant',
+      token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]),
+      path: (op) => pathFor(op, OTHER_TENANT),
+      expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+    },
+    {
+      name: 'tenant client whose client_id claim differs from the path',
+      token: (op) => h.idp.machine(MISMATCHED_CLIENT, [scopeFor(op) === 'admin' ? 'client_read' : scopeFor(op)]),
+      expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+    },
     { name: 'machine client not in MACHINE_CLIENTS', token: (op) => h.idp.machine('stranger', [scopeFor(op)]), expect: () => 403 },
-    { name: 'human with the client group and the scope', token: (op) => (scopeFor(op) === 'admin' ? h.idp.human('alice', ['admin']) : h.idp.human('alice', [`client:${TENANT}`], [scopeFor(op)])), expect: (op) => (op.tenancy === 'job' ? 404 : 'allowed') },
-    { name: 'human with the scope but another client group', token: (op) => h.idp.human('bob', [`client:${TENANT}`], scopeFor(op) === 'admin' ? [] : [scopeFor(op)]), path: (op) => pathFor(op, OTHER_TENANT), expect: (op) => (op.tenancy === 'tenant' ? 403 : op.tenancy === 'job' ? 404 : 'allowed') },
+    {
+      name: 'human with the client group and the scope',
+      token: (op) =>
+        scopeFor(op) === 'admin' ? h.idp.human('alice', ['admin']) : h.idp.human('alice', [`client:${TENANT}`], [scopeFor(op)]),
+      expect: (op) => (op.tenancy === 'job' ? 404 : 'allowed'),
+    },
+    {
+      name: 'human with the scope but another client group',
+      token: (op) => h.idp.human('bob', [`client:${TENANT}`], scopeFor(op) === 'admin' ? [] : [scopeFor(op)]),
+      path: (op) => pathFor(op, OTHER_TENANT),
+      expect: (op) => (op.tenancy === 'tenant' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+    },
     { name: 'human admin', token: () => h.idp.human('root', ['admin']), expect: () => 'allowed' },
   ];
 
@@ -108,7 +159,8 @@ describe('authentication and authorization matrix', () => {
         const ok = expected === 'allowed' ? res.status !== 401 && res.status !== 403 : res.status === expected;
         if (!ok) failures.push(`${op.method} ${path}: expected ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
         if (res.status === 401 || res.status === 403) {
-          if (res.body?.success !== false || typeof res.body?.message !== 'string') failures.push(`${op.method} ${path}: ${res.status} body is not an ErrorResponse`);
+          if (res.body?.success !== false || typeof res.body?.message !== 'string')
+            failures.push(`${op.method} ${path}: ${res.status} body is not an ErrorResponse`);
         }
       }
       expect(failures).toEqual([]);
@@ -153,31 +205,82 @@ describe('authentication and authorization matrix', () => {
   });
 
   it('lets manage_domains act on services (it includes manage_services)', async () => {
-    const res = await h.api('PUT', `/v2/clients/${TENANT}/domains/x/service/y/new_status`, { token: await h.idp.machine(PLATFORM_CLIENT, ['manage_domains']), body: { status: 'failed' } });
+    const res = await h.api('PUT', `/v2/clients/${TENANT}/domains/x/service/y/new_status`, {
+      token: await h.idp.machine(PLATFORM_CLIENT, ['manage_domains']),
+      body: { status: 'failed' },
+    });
     expect(res.status).toBe(404);
   });
 
   it('hides jobs of other tenants behind a 404 and shows a tenant its own', async () => {
     const modelId = `matrix-model-${Date.now()}`;
     await h.api('PUT', `/v2/clients/${TENANT}`, { body: {} });
-    const created = await h.api('POST', '/v2/models', { body: { id: modelId, name: 'm', description: '', metadata: {}, handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } } } });
+    const created = await h.api('POST', '/v2/models', {
+      body: {
+        id: modelId,
+        name: 'm',
+        description: '',
+        metadata: {},
+        handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } },
+      },
+    });
     expect(created.status).toBe(201);
     await h.api('PUT', `/v2/models/${modelId}/versions/1/new_status`, { body: { status: 'active' } });
     const direct = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: { input: {} } });
-    const [own] = await h.knex('model_jobs').insert({ job_id: `${direct.body.job_id}-a`, model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', client_id: TENANT }).returning('job_id');
+    const [own] = await h
+      .knex('model_jobs')
+      .insert({
+        job_id: `${direct.body.job_id}-a`,
+        model_id: modelId,
+        model_version: '1',
+        job_type: 'inference',
+        trigger: 'direct',
+        client_id: TENANT,
+      })
+      .returning('job_id');
     const tenantToken = await h.idp.machine(TENANT_CLIENT, ['read_models']);
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${own.job_id}`, { token: tenantToken })).status).toBe(200);
     expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: tenantToken })).status).toBe(404);
-    expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']) })).status).toBe(404);
-    expect((await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']) })).status).toBe(200);
+    expect(
+      (
+        await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, {
+          token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']),
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${direct.body.job_id}`, {
+          token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']),
+        })
+      ).status,
+    ).toBe(200);
     // By id alone: the same tenant check.
     await h.api('PUT', `/v2/clients/${OTHER_TENANT}`, { body: {} });
-    const [other] = await h.knex('model_jobs').insert({ job_id: `${direct.body.job_id}-b`, model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', client_id: OTHER_TENANT }).returning('job_id');
+    const [other] = await h
+      .knex('model_jobs')
+      .insert({
+        job_id: `${direct.body.job_id}-b`,
+        model_id: modelId,
+        model_version: '1',
+        job_type: 'inference',
+        trigger: 'direct',
+        client_id: OTHER_TENANT,
+      })
+      .returning('job_id');
     expect((await h.api('GET', `/v2/jobs/${other.job_id}`, { token: tenantToken })).status).toBe(404);
-    expect((await h.api('GET', `/v2/jobs/${own.job_id}`, { token: tenantToken })).body).toMatchObject({ job_id: own.job_id, client_id: TENANT });
+    expect((await h.api('GET', `/v2/jobs/${own.job_id}`, { token: tenantToken })).body).toMatchObject({
+      job_id: own.job_id,
+      client_id: TENANT,
+    });
     expect((await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: tenantToken })).status).toBe(404);
-    expect((await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']) })).status).toBe(404);
-    expect((await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']) })).body.job_id).toBe(direct.body.job_id);
+    expect(
+      (await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: await h.idp.human('carol', [`client:${TENANT}`], ['read_models']) }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await h.api('GET', `/v2/jobs/${direct.body.job_id}`, { token: await h.idp.machine(PLATFORM_CLIENT, ['read_models']) })).body.job_id,
+    ).toBe(direct.body.job_id);
   });
 
   it('narrows the client list to the tenants the caller may see', async () => {

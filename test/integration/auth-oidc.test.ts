@@ -18,7 +18,9 @@ describe('tokens from a real OAuth 2.0 authorization server', () => {
       { client_id: 'registry-admin', client_secret: 'admin-secret', scope: 'platform/admin platform/read_models' },
       { client_id: 'acme', client_secret: 'acme-secret', scope: 'platform/client_read platform/service_init' },
     ];
-    idp = spawn(process.execPath, [path.resolve(__dirname, '../helpers/oidc-provider.mjs'), String(port), JSON.stringify(clients)], { stdio: ['ignore', 'pipe', 'ignore'] });
+    idp = spawn(process.execPath, [path.resolve(__dirname, '../helpers/oidc-provider.mjs'), String(port), JSON.stringify(clients)], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     issuer = await new Promise<string>((resolve, reject) => {
       idp.stdout!.on('data', (chunk: Buffer) => {
         const match = /ISSUER=(\S+)/.exec(chunk.toString());

@@ -16,8 +16,13 @@ describe('an AWS outage during dispatch', () => {
   beforeAll(async () => {
     lambda = await AwsStandIn.start((req) =>
       req.url.includes('throttled') && throttled-- > 0
-        ? { status: 429, headers: { 'x-amzn-errortype': 'TooManyRequestsException' }, body: { Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded', message: 'Rate exceeded' } }
-        : { status: 202 });
+        ? {
+            status: 429,
+            headers: { 'x-amzn-errortype': 'TooManyRequestsException' },
+            body: { Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded', message: 'Rate exceeded' },
+          }
+        : { status: 202 },
+    );
     faults = await FaultProxy.start();
     link = await faults.link('lambda', hostPort(lambda.url));
     h = await Harness.start({ worker: true, lambda: new LambdaClient({ ...TEST_AWS, endpoint: link.url(lambda.url), maxAttempts: 1 }) });
@@ -31,7 +36,10 @@ describe('an AWS outage during dispatch', () => {
   async function startJob(fn: string) {
     const modelId = await activeModel(h, { handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
     const { body } = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: {} });
-    return { path: `/v2/models/${modelId}/versions/1/jobs/${body.job_id}`, invokes: () => lambda.requests.filter((r) => r.url.includes(fn)).length };
+    return {
+      path: `/v2/models/${modelId}/versions/1/jobs/${body.job_id}`,
+      invokes: () => lambda.requests.filter((r) => r.url.includes(fn)).length,
+    };
   }
 
   it('dispatches the job once the unreachable endpoint is back, and the job completes', async () => {

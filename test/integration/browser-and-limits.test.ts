@@ -18,7 +18,11 @@ describe('what browsers and large bodies meet', () => {
   it('answers a preflight from an allowed origin with 204 and the methods of that path', async () => {
     const res = await fetch(`${h.baseUrl}/v2/models`, {
       method: 'OPTIONS',
-      headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+      headers: {
+        Origin: APP_ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
@@ -35,7 +39,10 @@ describe('what browsers and large bodies meet', () => {
   });
 
   it('gives other origins no CORS headers, so browsers keep refusing them', async () => {
-    const preflight = await fetch(`${h.baseUrl}/v2/models`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example.test', 'Access-Control-Request-Method': 'POST' } });
+    const preflight = await fetch(`${h.baseUrl}/v2/models`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example.test', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.status).toBe(405);
     const res = await h.api('GET', '/v2/health', { token: null, headers: { Origin: 'https://evil.example.test' } });

@@ -4,7 +4,17 @@ import { OPERATIONS } from '../../src/openapi/operations';
 import { schemas } from '../../src/openapi/schemas';
 
 /** Wrong values of every JSON type, for every property a request schema names. */
-const WRONG_VALUES: unknown[] = [null, 12345, -1.5, true, 'x'.repeat(300), [], [1, 'a'], { nested: { deep: [null] } }, '2030-13-45T99:99:99Z'];
+const WRONG_VALUES: unknown[] = [
+  null,
+  12345,
+  -1.5,
+  true,
+  'x'.repeat(300),
+  [],
+  [1, 'a'],
+  { nested: { deep: [null] } },
+  '2030-13-45T99:99:99Z',
+];
 
 function propertiesOf(name: string): string[] {
   const schema = schemas[name] as any;
@@ -35,8 +45,10 @@ describe('client mistakes never produce a 500', () => {
       for (const prop of propertiesOf(op.body!)) for (const value of WRONG_VALUES) bodies.push({ [prop]: value });
       for (const body of bodies) {
         const res = await h.api(op.method, concrete(op.path), { body: JSON.stringify(body) });
-        if (res.status >= 500) failures.push(`${op.method} ${op.path} ${JSON.stringify(body).slice(0, 80)} → ${res.status} ${JSON.stringify(res.body)}`);
-        if (res.status >= 400 && res.body?.success !== false && !res.body?.blocking_services) failures.push(`${op.method} ${op.path}: ${res.status} without an ErrorResponse`);
+        if (res.status >= 500)
+          failures.push(`${op.method} ${op.path} ${JSON.stringify(body).slice(0, 80)} → ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status >= 400 && res.body?.success !== false && !res.body?.blocking_services)
+          failures.push(`${op.method} ${op.path}: ${res.status} without an ErrorResponse`);
       }
     }
     expect(failures).toEqual([]);

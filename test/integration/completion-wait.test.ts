@@ -55,10 +55,14 @@ describe('a completion waits a bounded time for the workflow', () => {
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(res.body.message).toContain('not taken');
     await h.startWorker();
-    const done = await eventually(async () => {
-      const again = await timedCompletion(path);
-      return again.status !== 503 && again;
-    }, 60000, 'the completion once the worker is back'); // the old worker's sticky queue times out first (10 s)
+    const done = await eventually(
+      async () => {
+        const again = await timedCompletion(path);
+        return again.status !== 503 && again;
+      },
+      60000,
+      'the completion once the worker is back',
+    ); // the old worker's sticky queue times out first (10 s)
     expect(done.status).toBe(200);
     expect((await h.api('GET', path)).body).toMatchObject({ status: 'success', output: { n: 1 } });
   }, 120000);
@@ -74,10 +78,14 @@ describe('a completion waits a bounded time for the workflow', () => {
     } finally {
       await workerDb.restore();
     }
-    const done = await eventually(async () => {
-      const again = await timedCompletion(path);
-      return again.status !== 503 && again;
-    }, 60000, 'the completion once Postgres is back');
+    const done = await eventually(
+      async () => {
+        const again = await timedCompletion(path);
+        return again.status !== 503 && again;
+      },
+      60000,
+      'the completion once Postgres is back',
+    );
     expect(done.status).toBe(200);
   }, 120000);
 });

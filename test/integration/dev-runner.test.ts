@@ -24,9 +24,16 @@ describe('npm start (the dev runner)', () => {
       const first = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
       try {
         expect(first.started).toEqual(['postgres', 'temporal', 'dev-auth']);
-        expect(await get(`${first.apiUrl}/v2/health`)).toEqual({ status: 200, body: { status: 'ok', database: 'ok', temporal: 'ok', job_starts: 'ok' } });
+        expect(await get(`${first.apiUrl}/v2/health`)).toEqual({
+          status: 200,
+          body: { status: 'ok', database: 'ok', temporal: 'ok', job_starts: 'ok' },
+        });
         expect((await get(first.temporalUiUrl!)).status).toBe(200);
-        const created = await fetch(`${first.apiUrl}/v2/clients/persisted`, { method: 'PUT', headers: { Authorization: `Bearer ${first.adminToken}`, 'Content-Type': 'application/json' }, body: '{"name":"kept"}' });
+        const created = await fetch(`${first.apiUrl}/v2/clients/persisted`, {
+          method: 'PUT',
+          headers: { Authorization: `Bearer ${first.adminToken}`, 'Content-Type': 'application/json' },
+          body: '{"name":"kept"}',
+        });
         expect(created.status).toBe(201);
       } finally {
         await first.stop();
@@ -50,8 +57,19 @@ describe('npm start (the dev runner)', () => {
   it('uses the given Postgres, Temporal and identity provider and starts nothing else', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'mos-dev-'));
     const runner = await startDevRunner({
-      env: { PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: testEnv.databaseUrl, TEMPORAL_ADDRESS: testEnv.temporalAddress, AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json', AUTH_ISSUER: 'https://idp.example/', TEMPORAL_TASK_QUEUE: 'dev-runner-test', WEBHOOK_DISPATCHER: 'off' },
-      root, dataDir, workflowBundle: bundle(),
+      env: {
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: testEnv.databaseUrl,
+        TEMPORAL_ADDRESS: testEnv.temporalAddress,
+        AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
+        AUTH_ISSUER: 'https://idp.example/',
+        TEMPORAL_TASK_QUEUE: 'dev-runner-test',
+        WEBHOOK_DISPATCHER: 'off',
+      },
+      root,
+      dataDir,
+      workflowBundle: bundle(),
     });
     try {
       expect(runner.started).toEqual([]);

@@ -44,7 +44,9 @@ describe('graceful drain of the API on SIGTERM', () => {
       const call = async (method: string, path: string, body?: unknown): Promise<Outcome> => {
         try {
           const res = await fetch(`${base}${path}`, {
-            method, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+            method,
+            headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+            body: body ? JSON.stringify(body) : undefined,
           });
           await res.arrayBuffer();
           return { status: res.status };
@@ -59,10 +61,16 @@ describe('graceful drain of the API on SIGTERM', () => {
       const lock = await knex.transaction();
       await lock('clients').where({ client_id: clientId }).forUpdate();
       const slow = Array.from({ length: 4 }, () => call('PUT', `/v2/clients/${clientId}/new_status`, { status: 'active' }));
-      await eventually(async () => {
-        const { rows } = await knex.raw(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
-        return rows[0].n >= 4;
-      }, 10000, 'the slow requests to wait on the lock');
+      await eventually(
+        async () => {
+          const { rows } = await knex.raw(
+            `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+          );
+          return rows[0].n >= 4;
+        },
+        10000,
+        'the slow requests to wait on the lock',
+      );
 
       // A burst of fast requests from clients that, like a load balancer, send nothing new once readiness says 503.
       let notReady = false;
@@ -91,10 +99,14 @@ describe('graceful drain of the API on SIGTERM', () => {
       await Promise.all(workers);
 
       // Once the delay has passed the listener is closed: new connections are refused while the slow requests run on.
-      await eventually(async () => {
-        const refused = await call('GET', '/v2/health/live');
-        return 'error' in refused && refused.error.includes('ECONNREFUSED');
-      }, 5000, 'the API to stop accepting');
+      await eventually(
+        async () => {
+          const refused = await call('GET', '/v2/health/live');
+          return 'error' in refused && refused.error.includes('ECONNREFUSED');
+        },
+        5000,
+        'the API to stop accepting',
+      );
       expect(api.exitCode).toBeNull();
       await lock.commit();
 

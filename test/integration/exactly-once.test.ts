@@ -39,10 +39,14 @@ describe('a job runs exactly once', () => {
   }
 
   async function finished(jobId: string): Promise<jobsRepo.JobView> {
-    return eventually(async () => {
-      const job = await jobsRepo.findJob(h.knex, jobId);
-      return job?.completion_result ? job : undefined;
-    }, 20000, `job ${jobId} to finish`);
+    return eventually(
+      async () => {
+        const job = await jobsRepo.findJob(h.knex, jobId);
+        return job?.completion_result ? job : undefined;
+      },
+      20000,
+      `job ${jobId} to finish`,
+    );
   }
 
   async function inferDirect(modelId: string): Promise<string> {
@@ -67,9 +71,22 @@ describe('a job runs exactly once', () => {
   it('starts a pending job once when the API and the reconciler race', async () => {
     const modelId = await activeModel(h, { handlers: COUNT_HANDLERS });
     // A committed job row whose workflow has not started yet.
-    const { row } = await jobsRepo.insertJob(h.knex, { job_id: uuidv7(), model_id: modelId, model_version: '1', job_type: 'inference', trigger: 'direct', input: {} });
+    const { row } = await jobsRepo.insertJob(h.knex, {
+      job_id: uuidv7(),
+      model_id: modelId,
+      model_version: '1',
+      job_type: 'inference',
+      trigger: 'direct',
+      input: {},
+    });
     const view = (await jobsRepo.findJob(h.knex, row.job_id))!;
-    const reconciler = startReconciler({ knex: h.knex, gateway: h.gateway, log: pino({ level: 'silent' }), everyMs: 3_600_000, graceSeconds: 0 });
+    const reconciler = startReconciler({
+      knex: h.knex,
+      gateway: h.gateway,
+      log: pino({ level: 'silent' }),
+      everyMs: 3_600_000,
+      graceSeconds: 0,
+    });
     try {
       const outcomes = await Promise.all([h.gateway.launch(view), h.gateway.launch(view), reconciler.runOnce(), h.gateway.launch(view)]);
       expect(outcomes.filter((o) => o === 'started').length).toBeLessThanOrEqual(1);
@@ -87,7 +104,14 @@ describe('a job runs exactly once', () => {
     const source = await activeModel(h, { handlers: COUNT_HANDLERS });
     const target = await activeModel(h, { handlers: COUNT_HANDLERS });
     const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
-      body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'stored', input: { k: 1 }, label: 'once' },
+      body: {
+        trigger_event: 'inference_complete',
+        target_model_id: target,
+        target_action: 'inference',
+        input_source: 'stored',
+        input: { k: 1 },
+        label: 'once',
+      },
     });
     expect(sub.status).toBe(201);
     const sourceJob = await inferDirect(source);
@@ -172,7 +196,9 @@ describe('a worker killed mid-dispatch', () => {
     const available = Date.now();
 
     await eventually(async () => invokesOf().length === 2, 30000, 'the retried invoke');
-    const done = await h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${jobId}/complete`, { body: { status: 'success', output: {} } });
+    const done = await h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${jobId}/complete`, {
+      body: { status: 'success', output: {} },
+    });
     expect(done.status).toBe(200);
     const job = await jobsRepo.findJob(h.knex, jobId);
     expect(job?.status).toBe('success');

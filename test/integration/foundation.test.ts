@@ -30,7 +30,9 @@ describe('foundation: HTTP skeleton, database and Temporal', () => {
   it('serves the interactive reference from its own host, with no other host named', async () => {
     const page = await h.api('GET', '/docs', { token: null });
     const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url);
-    expect(sources).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/init.js']));
+    expect(sources).toEqual(
+      expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/init.js']),
+    );
     expect(sources.every((url) => url.startsWith('/docs/assets/'))).toBe(true);
     for (const url of sources) {
       const asset = await fetch(`${h.baseUrl}${url}`);
@@ -62,7 +64,10 @@ describe('foundation: HTTP skeleton, database and Temporal', () => {
   });
 
   it('refuses a body that is not JSON with a 400', async () => {
-    const res = await h.api('PUT', '/v2/clients/acme', { body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res = await h.api('PUT', '/v2/clients/acme', {
+      body: 'name=x',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, message: expect.stringContaining('application/json') });
   });
@@ -93,7 +98,10 @@ describe('the OpenAPI document', () => {
       return value;
     });
     for (const ref of refs) {
-      const target = ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce((o: any, k: string) => o?.[k], doc);
       expect([ref, target]).toEqual([ref, expect.any(Object)]);
     }
     for (const item of Object.values<any>(doc.paths)) {
@@ -112,9 +120,11 @@ describe('the OpenAPI document', () => {
     // ajv resolves the schema's `$dynamicRef: "#meta"` to the document root; point it at the Schema Object as the spec means.
     // This copy of the schema has `format: uri` where the published 3.1 schema has `uri-reference` (relative
     // server URLs, `#/components/...` references); use the published reading.
-    const metaSchema = JSON.parse(JSON.stringify(openApi31Schema)
-      .replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}')
-      .replace('"uri":{"type":"string","format":"uri"}', '"uri":{"type":"string","format":"uri-reference"}'));
+    const metaSchema = JSON.parse(
+      JSON.stringify(openApi31Schema)
+        .replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}')
+        .replace('"uri":{"type":"string","format":"uri"}', '"uri":{"type":"string","format":"uri-reference"}'),
+    );
     const validate = ajv.compile(metaSchema);
     const valid = validate(buildOpenApiDocument());
     expect(validate.errors ?? []).toEqual([]);

@@ -18,7 +18,11 @@ describe('health when a dependency is down', () => {
     const idp = await TestIdp.create();
     const config = loadConfig({ LOG_LEVEL: 'silent' });
     const { app } = createApp({
-      config, knex, temporal, log: pino({ level: 'silent' }), inProcessNames: [],
+      config,
+      knex,
+      temporal,
+      log: pino({ level: 'silent' }),
+      inProcessNames: [],
       gateway: createJobGateway({ client: temporal, taskQueue: 'none', namespace: 'default', completionDeadlineSeconds: 1 }),
       verify: createTokenVerifier({ keys: idp.jwks() }),
     });

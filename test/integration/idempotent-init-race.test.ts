@@ -20,7 +20,9 @@ describe('concurrent inits sharing one Idempotency-Key', () => {
    */
   async function slowServiceWrites(domainUuid: string) {
     const name = `slow_services_${domainUuid.replace(/-/g, '_')}`;
-    await h.knex.raw(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await h.knex.raw(
+      `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
     await h.knex.raw(`CREATE TRIGGER ${name} BEFORE INSERT OR UPDATE ON services FOR EACH ROW
       WHEN (NEW.domain_uuid = '${domainUuid}' AND NEW.status = 'in_progress') EXECUTE FUNCTION ${name}()`);
     triggers.push(name);
@@ -33,16 +35,21 @@ describe('concurrent inits sharing one Idempotency-Key', () => {
     await slowServiceWrites(domain.domain_uuid);
     const token = await h.adminToken();
     const body = { service_id: 'raced', departure_datetime: new Date(Date.now() + 86400000).toISOString(), static_features: { seats: 2 } };
-    const responses = await Promise.all(Array.from({ length: 50 }, () =>
-      h.api('POST', `${base}/service/init`, { token, body, headers: { 'Idempotency-Key': 'one-key' } })));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => h.api('POST', `${base}/service/init`, { token, body, headers: { 'Idempotency-Key': 'one-key' } })),
+    );
     expect(responses.filter((r) => r.status !== 202).map((r) => `${r.status} ${JSON.stringify(r.body)}`)).toEqual([]);
     const jobIds = new Set(responses.map((r) => r.body.job_id));
     expect(jobIds.size).toBe(1);
     const [jobId] = jobIds;
-    const job = await eventually(async () => {
-      const j = await h.knex('model_jobs').where({ job_id: jobId }).first();
-      return j.status === 'success' && j;
-    }, 20000, 'the job to succeed');
+    const job = await eventually(
+      async () => {
+        const j = await h.knex('model_jobs').where({ job_id: jobId }).first();
+        return j.status === 'success' && j;
+      },
+      20000,
+      'the job to succeed',
+    );
     expect(job.status).toBe('success');
   });
 });

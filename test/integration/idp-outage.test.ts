@@ -41,7 +41,12 @@ describe('identity provider outages', () => {
   };
 
   it('accepts valid tokens through an outage longer than the refresh window, up to the maximum staleness, then answers 503', async () => {
-    h = await start({ AUTH_JWKS_REFRESH_SECONDS: '1', AUTH_JWKS_MAX_STALENESS_SECONDS: '4', AUTH_JWKS_TIMEOUT_SECONDS: '1', AUTH_JWKS_MIN_REFETCH_SECONDS: '1' });
+    h = await start({
+      AUTH_JWKS_REFRESH_SECONDS: '1',
+      AUTH_JWKS_MAX_STALENESS_SECONDS: '4',
+      AUTH_JWKS_TIMEOUT_SECONDS: '1',
+      AUTH_JWKS_MIN_REFETCH_SECONDS: '1',
+    });
     const token = await idp.machine(PLATFORM_CLIENT, ['admin']);
     expect((await call(token)).status).toBe(200);
     const fetchedAt = Date.now();

@@ -73,7 +73,11 @@ describe('input refused at the edge with 400 before any query', () => {
     ['a NUL in a client name', (c: string) => ['PUT', `/v2/clients/${c}`, { name: 'a\u0000b' }], '/name'],
     ['a lone surrogate in a client name', (c: string) => ['PUT', `/v2/clients/${c}`, { name: 'x\ud800' }], '/name'],
     ['a NUL in metadata', (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { note: '\u0000' } }], '/metadata/note'],
-    ['a lone low surrogate in a metadata key', (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { ['k\udc00']: 1 } }], '/metadata/k'],
+    [
+      'a lone low surrogate in a metadata key',
+      (_c: string, m: string) => ['PUT', `/v2/models/${m}`, { metadata: { ['k\udc00']: 1 } }],
+      '/metadata/k',
+    ],
   ] as const)('%s', async (_what, request, field) => {
     const [method, path, body] = request('c-' + Date.now(), modelId) as [string, string, unknown];
     const res = await h.api(method, path, { body: JSON.stringify(body) });
@@ -109,7 +113,9 @@ describe('a completion whose output is nested 4,500 levels deep', () => {
   });
 
   it('is a 400 (it got 503 forever), and a proper report afterwards completes the job', async () => {
-    const modelId = await activeModel(h, { handlers: { training: { type: 'lambda', arn: 'fn' }, inference: { type: 'lambda', arn: 'fn' } } });
+    const modelId = await activeModel(h, {
+      handlers: { training: { type: 'lambda', arn: 'fn' }, inference: { type: 'lambda', arn: 'fn' } },
+    });
     const { body } = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: {} });
     const jobPath = `/v2/models/${modelId}/versions/1/jobs/${body.job_id}`;
     await eventually(async () => (await h.api('GET', jobPath)).body.status === 'running', 20000, 'dispatch');

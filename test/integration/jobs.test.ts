@@ -13,9 +13,17 @@ describe('jobs on Temporal', () => {
   beforeAll(async () => {
     lambda = await AwsStandIn.start((req) =>
       req.url.includes('missing')
-        ? { status: 404, headers: { 'x-amzn-errortype': 'ResourceNotFoundException' }, body: { Type: 'User', message: 'Function not found' } }
-        : { status: 202 });
-    ecs = await AwsStandIn.start(() => ({ status: 200, body: { tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:123456789012:task/c/abc' }], failures: [] } }));
+        ? {
+            status: 404,
+            headers: { 'x-amzn-errortype': 'ResourceNotFoundException' },
+            body: { Type: 'User', message: 'Function not found' },
+          }
+        : { status: 202 },
+    );
+    ecs = await AwsStandIn.start(() => ({
+      status: 200,
+      body: { tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:123456789012:task/c/abc' }], failures: [] },
+    }));
     h = await Harness.start({
       worker: true,
       lambda: new LambdaClient({ ...TEST_AWS, endpoint: lambda.url }),
@@ -29,10 +37,14 @@ describe('jobs on Temporal', () => {
   });
 
   async function serviceStatus(base: string, serviceId: string, status: string) {
-    return eventually(async () => {
-      const res = await h.api('GET', `${base}/service/${serviceId}`);
-      return res.body.status === status && res.body;
-    }, 20000, `service ${serviceId} to become ${status}`);
+    return eventually(
+      async () => {
+        const res = await h.api('GET', `${base}/service/${serviceId}`);
+        return res.body.status === status && res.body;
+      },
+      20000,
+      `service ${serviceId} to become ${status}`,
+    );
   }
 
   async function jobOf(modelId: string, jobId: string, version = '1') {
@@ -44,15 +56,28 @@ describe('jobs on Temporal', () => {
     const { base, clientId } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-1', { seats: 3 });
     expect(init.status).toBe(202);
-    expect(init.body).toEqual({ service_id: 'svc-1', job_id: expect.any(String), job_url: expect.stringContaining(`job-${init.body.job_id}`) });
+    expect(init.body).toEqual({
+      service_id: 'svc-1',
+      job_id: expect.any(String),
+      job_url: expect.stringContaining(`job-${init.body.job_id}`),
+    });
     await serviceStatus(base, 'svc-1', 'available');
     const job = await jobOf(modelId, init.body.job_id);
-    expect(job).toMatchObject({ status: 'success', job_type: 'inference', trigger: 'service_init', client_id: clientId, service_id: 'svc-1' });
+    expect(job).toMatchObject({
+      status: 'success',
+      job_type: 'inference',
+      trigger: 'service_init',
+      client_id: clientId,
+      service_id: 'svc-1',
+    });
     expect(job.output).toMatchObject({ service_id: 'svc-1', features: { seats: 3 } });
   });
 
   it('moves the service to failed when the handler fails', async () => {
-    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'in_process', name: 'fail' }, inference: { type: 'in_process', name: 'fail' } } });
+    const modelId = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: { training: { type: 'in_process', name: 'fail' }, inference: { type: 'in_process', name: 'fail' } },
+    });
     const { base } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-f', { seats: 1 });
     await serviceStatus(base, 'svc-f', 'failed');
@@ -63,7 +88,10 @@ describe('jobs on Temporal', () => {
 
   it('invokes a Lambda handler asynchronously and completes through the completion route', async () => {
     const fn = `arn:aws:lambda:eu-west-1:123456789012:function:${uid('fn')}`;
-    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn, version: 'live' } } });
+    const modelId = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn, version: 'live' } },
+    });
     const { base } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-l', { seats: 2 });
     const jobId = init.body.job_id;
@@ -72,7 +100,13 @@ describe('jobs on Temporal', () => {
     expect(decodeURIComponent(request.url)).toBe(`/2015-03-31/functions/${fn}/invocations?Qualifier=live`);
     expect(request.headers['x-amz-invocation-type']).toBe('Event');
     const payload = JSON.parse(request.body);
-    expect(payload).toMatchObject({ job_id: jobId, job_type: 'inference', model_id: modelId, model_version: '1', input: { features: { seats: 2 } } });
+    expect(payload).toMatchObject({
+      job_id: jobId,
+      job_type: 'inference',
+      model_id: modelId,
+      model_version: '1',
+      input: { features: { seats: 2 } },
+    });
     expect(payload.completion.path).toBe(`/v2/models/${modelId}/versions/1/jobs/${jobId}/complete`);
     await eventually(async () => (await jobOf(modelId, jobId)).status === 'running', 10000, 'job running');
 
@@ -85,7 +119,10 @@ describe('jobs on Temporal', () => {
 
   it('fails the job at once when Lambda refuses the invoke', async () => {
     const fn = `missing-${uid('fn')}`;
-    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
+    const modelId = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } },
+    });
     const { base } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-m', { seats: 2 });
     await serviceStatus(base, 'svc-m', 'failed');
@@ -96,21 +133,39 @@ describe('jobs on Temporal', () => {
   });
 
   it('runs a container task on ECS with the job in the container environment', async () => {
-    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'container_task', target: 'ml-cluster/trainer:3' }, inference: { type: 'container_task', target: 'ml-cluster/scorer', launch: { launch_type: 'FARGATE', subnets: ['subnet-1'] } } } });
+    const modelId = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: {
+        training: { type: 'container_task', target: 'ml-cluster/trainer:3' },
+        inference: { type: 'container_task', target: 'ml-cluster/scorer', launch: { launch_type: 'FARGATE', subnets: ['subnet-1'] } },
+      },
+    });
     const { base } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-e', { seats: 4 });
     const request = await eventually(async () => ecs.requests.find((r) => r.body.includes(init.body.job_id)), 20000, 'the RunTask call');
     expect(request.headers['x-amz-target']).toBe('AmazonEC2ContainerServiceV20141113.RunTask');
     const body = JSON.parse(request.body);
-    expect(body).toMatchObject({ cluster: 'ml-cluster', taskDefinition: 'scorer', clientToken: init.body.job_id, launchType: 'FARGATE', networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-1'] } } });
+    expect(body).toMatchObject({
+      cluster: 'ml-cluster',
+      taskDefinition: 'scorer',
+      clientToken: init.body.job_id,
+      launchType: 'FARGATE',
+      networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-1'] } },
+    });
     const env = body.overrides.containerOverrides[0];
     expect(env.name).toBe('scorer');
-    expect(JSON.parse(env.environment.find((e: any) => e.name === 'MOS_JOB').value)).toMatchObject({ job_id: init.body.job_id, model_id: modelId });
+    expect(JSON.parse(env.environment.find((e: any) => e.name === 'MOS_JOB').value)).toMatchObject({
+      job_id: init.body.job_id,
+      model_id: modelId,
+    });
   });
 
   it('answers a repeated completion with the first answer and a conflicting one with 409', async () => {
     const fn = uid('fn');
-    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
+    const modelId = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } },
+    });
     const infer = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: { input: { x: 1 } } });
     expect(infer.status).toBe(202);
     const path = `/v2/models/${modelId}/versions/1/jobs/${infer.body.job_id}/complete`;
@@ -130,19 +185,48 @@ describe('jobs on Temporal', () => {
   it('fires subscriptions on completion: 207 with one job and one error when a stored input no longer fits', async () => {
     const fn = uid('fn');
     const source = await activeModel(h, { handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
-    const contract = { inference: { input_schema: { type: 'object', required: ['threshold'], properties: { threshold: { type: 'number' } } } } };
+    const contract = {
+      inference: { input_schema: { type: 'object', required: ['threshold'], properties: { threshold: { type: 'number' } } } },
+    };
     const good = await activeModel(h, { handler_contracts: contract });
     const drifting = await activeModel(h, { handler_contracts: contract });
-    const subGood = await h.api('POST', `/v2/models/${source}/event-subscriptions`, { body: { trigger_event: 'inference_complete', target_model_id: good, target_action: 'inference', input_source: 'stored', input: { threshold: 0.5 }, label: 'good' } });
+    const subGood = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+      body: {
+        trigger_event: 'inference_complete',
+        target_model_id: good,
+        target_action: 'inference',
+        input_source: 'stored',
+        input: { threshold: 0.5 },
+        label: 'good',
+      },
+    });
     expect(subGood.status).toBe(201);
-    const subBad = await h.api('POST', `/v2/models/${source}/event-subscriptions`, { body: { trigger_event: 'inference_complete', target_model_id: drifting, target_action: 'inference', input_source: 'stored', input: { threshold: 0.7 }, label: 'drifting' } });
+    const subBad = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+      body: {
+        trigger_event: 'inference_complete',
+        target_model_id: drifting,
+        target_action: 'inference',
+        input_source: 'stored',
+        input: { threshold: 0.7 },
+        label: 'drifting',
+      },
+    });
     expect(subBad.status).toBe(201);
     // The target's contract changes under the stored input; the subscription is re-activated without re-checking by SQL to simulate drift at fire time.
-    await h.knex('models').where({ id: drifting }).update({ handler_contracts: JSON.stringify({ inference: { input_schema: { type: 'object', required: ['threshold'], properties: { threshold: { type: 'string' } } } } }) });
+    await h
+      .knex('models')
+      .where({ id: drifting })
+      .update({
+        handler_contracts: JSON.stringify({
+          inference: { input_schema: { type: 'object', required: ['threshold'], properties: { threshold: { type: 'string' } } } },
+        }),
+      });
 
     const infer = await h.api('POST', `/v2/models/${source}/versions/1/infer`, { body: { input: {} } });
     await eventually(async () => (await jobOf(source, infer.body.job_id)).status === 'running', 10000, 'job running');
-    const done = await h.api('POST', `/v2/models/${source}/versions/1/jobs/${infer.body.job_id}/complete`, { body: { status: 'success', output: { path: 's3://bucket/out' } } });
+    const done = await h.api('POST', `/v2/models/${source}/versions/1/jobs/${infer.body.job_id}/complete`, {
+      body: { status: 'success', output: { path: 's3://bucket/out' } },
+    });
     expect(done.status).toBe(207);
     const events = done.body.triggered_events;
     expect(events).toHaveLength(2);
@@ -151,21 +235,34 @@ describe('jobs on Temporal', () => {
     expect(ok).toEqual({ subscription_id: subGood.body.subscription_id, job_id: expect.any(String) });
     expect(failed).toEqual({ subscription_id: subBad.body.subscription_id, error: expect.stringContaining('input_schema') });
 
-    const cascade = await eventually(async () => {
-      const job = await jobOf(good, ok.job_id);
-      return job.status === 'success' && job;
-    }, 20000, 'the cascade job');
-    expect(cascade).toMatchObject({ trigger: 'cascade', source_job_id: infer.body.job_id, input: { threshold: 0.5 }, metadata: { trigger_output: { path: 's3://bucket/out' } } });
+    const cascade = await eventually(
+      async () => {
+        const job = await jobOf(good, ok.job_id);
+        return job.status === 'success' && job;
+      },
+      20000,
+      'the cascade job',
+    );
+    expect(cascade).toMatchObject({
+      trigger: 'cascade',
+      source_job_id: infer.body.job_id,
+      input: { threshold: 0.5 },
+      metadata: { trigger_output: { path: 's3://bucket/out' } },
+    });
   });
 
   it('keeps a waiting job alive across a worker restart', async () => {
     const fn = uid('fn');
-    const modelId = await activeModel(h, { features: SIMPLE_FEATURES, handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
+    const modelId = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } },
+    });
     const { base } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-r', { seats: 5 });
     await eventually(async () => (await jobOf(modelId, init.body.job_id)).status === 'running', 10000, 'job running');
     await h.stopWorker();
-    const complete = () => h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${init.body.job_id}/complete`, { body: { status: 'success', output: {} } });
+    const complete = () =>
+      h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${init.body.job_id}/complete`, { body: { status: 'success', output: {} } });
     const pending = complete();
     // The report has reached Temporal once it schedules a workflow task to deliver it (no worker takes it yet).
     const handle = h.temporal.workflow.getHandle(`job-${init.body.job_id}`);
@@ -174,11 +271,18 @@ describe('jobs on Temporal', () => {
     // The route waits a bounded time (COMPLETION_WAIT_SECONDS): a caller that got 503 repeats the same report.
     const first = await pending;
     expect([200, 503]).toContain(first.status);
-    const done = first.status === 200 ? first : await eventually(async () => {
-      const again = await complete();
-      expect([200, 503]).toContain(again.status);
-      return again.status === 200 && again;
-    }, 60000, 'the completion after the restart');
+    const done =
+      first.status === 200
+        ? first
+        : await eventually(
+            async () => {
+              const again = await complete();
+              expect([200, 503]).toContain(again.status);
+              return again.status === 200 && again;
+            },
+            60000,
+            'the completion after the restart',
+          );
     expect(done.body.status).toBe('success');
     await serviceStatus(base, 'svc-r', 'available');
   }, 90000);
@@ -188,20 +292,31 @@ describe('jobs on Temporal', () => {
     const { base, clientId, domainId } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });
     const init = await initService(h, base, 'svc-s', { seats: 1 });
     await serviceStatus(base, 'svc-s', 'available');
-    const found = await eventually(async () => {
-      const list = [];
-      for await (const wf of h.temporal.workflow.list({ query: `WorkflowId = "job-${init.body.job_id}" AND ModelId = "${modelId}" AND ClientId = "${clientId}"` })) list.push(wf);
-      return list.length === 1 && list[0];
-    }, 15000, 'the workflow in visibility');
+    const found = await eventually(
+      async () => {
+        const list = [];
+        for await (const wf of h.temporal.workflow.list({
+          query: `WorkflowId = "job-${init.body.job_id}" AND ModelId = "${modelId}" AND ClientId = "${clientId}"`,
+        }))
+          list.push(wf);
+        return list.length === 1 && list[0];
+      },
+      15000,
+      'the workflow in visibility',
+    );
     expect(found.workflowId).toBe(`job-${init.body.job_id}`);
     const description = await h.temporal.workflow.getHandle(found.workflowId).describe();
     const attrs = description.searchAttributes as Record<string, unknown[]>;
     expect(attrs.DomainId).toEqual([domainId]);
     expect(attrs.ServiceId).toEqual(['svc-s']);
     expect(attrs.JobType).toEqual(['inference']);
-    await eventually(async () => {
-      const d = await h.temporal.workflow.getHandle(found.workflowId).describe();
-      return (d.searchAttributes as any).JobStatus?.[0] === 'success';
-    }, 10000, 'JobStatus success');
+    await eventually(
+      async () => {
+        const d = await h.temporal.workflow.getHandle(found.workflowId).describe();
+        return (d.searchAttributes as any).JobStatus?.[0] === 'success';
+      },
+      10000,
+      'JobStatus success',
+    );
   });
 });

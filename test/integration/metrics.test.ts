@@ -51,7 +51,15 @@ describe('metrics after a job runs end to end', () => {
     const target = await activeModel(h);
     const retired = await activeModel(h);
     for (const to of [target, retired]) {
-      const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, { body: { trigger_event: 'inference_complete', target_model_id: to, target_action: 'inference', input_source: 'trigger_output', label: to } });
+      const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+        body: {
+          trigger_event: 'inference_complete',
+          target_model_id: to,
+          target_action: 'inference',
+          input_source: 'trigger_output',
+          label: to,
+        },
+      });
       expect(sub.status).toBe(201);
     }
     // The retired target has no active version when the cascade fires: that entry fails, the completion is a 207.
@@ -65,11 +73,16 @@ describe('metrics after a job runs end to end', () => {
     expect(completed.status).toBe(207);
     expect((await h.api('POST', `${jobPath}/complete`, { body: { status: 'failure' } })).status).toBe(409);
     const cascadeJob = completed.body.triggered_events.find((e: { job_id?: string }) => e.job_id).job_id;
-    await eventually(async () => (await h.api('GET', `/v2/models/${target}/versions/1/jobs/${cascadeJob}`)).body.status === 'success', 20000, 'the cascade job');
+    await eventually(
+      async () => (await h.api('GET', `/v2/models/${target}/versions/1/jobs/${cascadeJob}`)).body.status === 'success',
+      20000,
+      'the cascade job',
+    );
 
     const api = await scrape(`${h.baseUrl}/metrics`);
     expect(api.contentType).toContain('text/plain');
-    const http = (route: string, method: string, status: string) => valueOf(api.samples, 'mos_http_request_duration_seconds_count', { route, method, status });
+    const http = (route: string, method: string, status: string) =>
+      valueOf(api.samples, 'mos_http_request_duration_seconds_count', { route, method, status });
     expect(http('/v2/models/{model_id}/versions/{model_version}/infer', 'POST', '202')).toBe(1);
     expect(http('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}/complete', 'POST', '207')).toBe(1);
     expect(http('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}/complete', 'POST', '409')).toBe(1);
@@ -81,7 +94,8 @@ describe('metrics after a job runs end to end', () => {
     expect(valueOf(api.samples, 'mos_temporal_client_duration_seconds_count', { operation: 'start', outcome: 'ok' })).toBe(1);
     expect(valueOf(api.samples, 'mos_temporal_client_duration_seconds_count', { operation: 'update', outcome: 'ok' })).toBe(1);
     expect(valueOf(api.samples, 'mos_db_pool_max')).toBe(5);
-    for (const state of ['used', 'idle', 'waiting']) expect(valueOf(api.samples, 'mos_db_pool_connections', { state })).toEqual(expect.any(Number));
+    for (const state of ['used', 'idle', 'waiting'])
+      expect(valueOf(api.samples, 'mos_db_pool_connections', { state })).toEqual(expect.any(Number));
     // No id reaches a label: not the job's, not the model's.
     expect(api.text).not.toContain(started.body.job_id);
     expect(api.text).not.toContain(source);

@@ -12,13 +12,25 @@ describe('migrations', () => {
     url.pathname = `/${name}`;
     const knex = createKnex(url.toString());
     try {
-      expect(await migrateLatest(knex)).toEqual(['20261122000000_initial_schema', '20261123000000_job_workflow_run', '20261201000000_webhooks']);
+      expect(await migrateLatest(knex)).toEqual([
+        '20261122000000_initial_schema',
+        '20261123000000_job_workflow_run',
+        '20261201000000_webhooks',
+      ]);
       await knex.migrate.rollback({ migrationSource }, true);
-      const { rows } = await knex.raw(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%'`);
+      const { rows } = await knex.raw(
+        `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%'`,
+      );
       expect(rows[0].n).toBe(0);
-      expect(await migrateLatest(knex)).toEqual(['20261122000000_initial_schema', '20261123000000_job_workflow_run', '20261201000000_webhooks']);
+      expect(await migrateLatest(knex)).toEqual([
+        '20261122000000_initial_schema',
+        '20261123000000_job_workflow_run',
+        '20261201000000_webhooks',
+      ]);
       const indexes = await knex.raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'assignments'`);
-      expect(indexes.rows.map((r: any) => r.indexname)).toEqual(expect.arrayContaining(['assignments_one_active_domain_key', 'assignments_one_active_service_key']));
+      expect(indexes.rows.map((r: any) => r.indexname)).toEqual(
+        expect.arrayContaining(['assignments_one_active_domain_key', 'assignments_one_active_service_key']),
+      );
     } finally {
       await knex.destroy();
       await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

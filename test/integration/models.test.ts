@@ -8,14 +8,28 @@ describe('model registry', () => {
   });
   afterAll(() => h.stop());
 
-  const body = (extra: Record<string, unknown> = {}) => ({ name: 'scorer', description: 'scores', metadata: { team: 'ml' }, handlers: ECHO_HANDLERS, ...extra });
+  const body = (extra: Record<string, unknown> = {}) => ({
+    name: 'scorer',
+    description: 'scores',
+    metadata: { team: 'ml' },
+    handlers: ECHO_HANDLERS,
+    ...extra,
+  });
 
   describe('create and read', () => {
     it('creates a model born with a pending first version and returns the envelope', async () => {
       const id = uid('model');
       const res = await h.api('POST', '/v2/models', { body: body({ id, features: FEATURES, version_description: 'first' }) });
       expect(res.status).toBe(201);
-      expect(res.body.model).toMatchObject({ id, name: 'scorer', description: 'scores', metadata: { team: 'ml' }, handlers: ECHO_HANDLERS, handler_contracts: null, status: 'pending' });
+      expect(res.body.model).toMatchObject({
+        id,
+        name: 'scorer',
+        description: 'scores',
+        metadata: { team: 'ml' },
+        handlers: ECHO_HANDLERS,
+        handler_contracts: null,
+        status: 'pending',
+      });
       expect(res.body.version).toMatchObject({ version: '1', description: 'first', status: 'pending', features: FEATURES, metadata: {} });
       expect((await h.api('GET', `/v2/models/${id}`)).body).toEqual(res.body);
     });
@@ -73,7 +87,11 @@ describe('model registry', () => {
       ['in_process', { type: 'in_process' }, 'handlers.inference: in_process handler requires name'],
       ['lambda', { type: 'lambda', version: '1' }, 'handlers.inference: lambda handler requires arn'],
       ['container_task', { type: 'container_task' }, 'handlers.inference: container_task handler requires target'],
-      ['lambda with a field of another kind', { type: 'lambda', arn: 'fn', name: 'echo' }, 'handlers.inference: lambda handler does not take name'],
+      [
+        'lambda with a field of another kind',
+        { type: 'lambda', arn: 'fn', name: 'echo' },
+        'handlers.inference: lambda handler does not take name',
+      ],
     ])('says what a %s handler lacks, and nothing about the other kinds', async (_kind, handler, message) => {
       const res = await h.api('POST', '/v2/models', { body: body({ handlers: { training: ECHO_HANDLERS.training, inference: handler } }) });
       expect(res.status).toBe(400);
@@ -81,28 +99,38 @@ describe('model registry', () => {
     });
 
     it('names the handler kinds when the type is unknown', async () => {
-      const res = await h.api('POST', '/v2/models', { body: body({ handlers: { training: ECHO_HANDLERS.training, inference: { type: 'k8s_job' } } }) });
+      const res = await h.api('POST', '/v2/models', {
+        body: body({ handlers: { training: ECHO_HANDLERS.training, inference: { type: 'k8s_job' } } }),
+      });
       expect(res.status).toBe(400);
       expect(res.body.message).toContain('handlers.inference.type must be one of lambda, container_task, in_process');
     });
 
     it('accepts all three kinds', async () => {
       const handlers = {
-        training: { type: 'container_task', target: 'ml/trainer:12', launch: { launch_type: 'FARGATE', subnets: ['subnet-a'], security_groups: ['sg-1'], container_name: 'main' } },
+        training: {
+          type: 'container_task',
+          target: 'ml/trainer:12',
+          launch: { launch_type: 'FARGATE', subnets: ['subnet-a'], security_groups: ['sg-1'], container_name: 'main' },
+        },
         inference: { type: 'lambda', arn: 'arn:aws:lambda:eu-west-1:123456789012:function:score', version: 'live' },
       };
       expect((await h.api('POST', '/v2/models', { body: body({ handlers }) })).status).toBe(201);
     });
 
     it('refuses an unknown in-process implementation with a 422 listing the known ones', async () => {
-      const res = await h.api('POST', '/v2/models', { body: body({ handlers: { training: ECHO_HANDLERS.training, inference: { type: 'in_process', name: 'magic' } } }) });
+      const res = await h.api('POST', '/v2/models', {
+        body: body({ handlers: { training: ECHO_HANDLERS.training, inference: { type: 'in_process', name: 'magic' } } }),
+      });
       expect(res.status).toBe(422);
       expect(res.body.message).toContain('handlers.inference.name');
       expect(res.body.message).toContain('echo');
     });
 
     it('refuses handler contracts that are not JSON Schema 2020-12 with a 422', async () => {
-      const res = await h.api('POST', '/v2/models', { body: body({ handler_contracts: { inference: { input_schema: { type: 'object', required: 'x' } } } }) });
+      const res = await h.api('POST', '/v2/models', {
+        body: body({ handler_contracts: { inference: { input_schema: { type: 'object', required: 'x' } } } }),
+      });
       expect(res.status).toBe(422);
       expect(res.body.message).toContain('handler_contracts.inference.input_schema');
     });
@@ -112,7 +140,15 @@ describe('model registry', () => {
     async function withSubscription(contracts?: unknown) {
       const source = (await h.api('POST', '/v2/models', { body: body(contracts ? { handler_contracts: contracts } : {}) })).body.model.id;
       const target = (await h.api('POST', '/v2/models', { body: body() })).body.model.id;
-      const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, { body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'trigger_output', label: 'next' } });
+      const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+        body: {
+          trigger_event: 'inference_complete',
+          target_model_id: target,
+          target_action: 'inference',
+          input_source: 'trigger_output',
+          label: 'next',
+        },
+      });
       expect(sub.status).toBe(201);
       return { source, subscriptionId: sub.body.subscription_id };
     }
@@ -128,7 +164,9 @@ describe('model registry', () => {
 
     it('marks subscriptions stale when handlers change and no contracts are set', async () => {
       const { source, subscriptionId } = await withSubscription();
-      const res = await h.api('PUT', `/v2/models/${source}`, { body: { handlers: { ...ECHO_HANDLERS, inference: { type: 'lambda', arn: 'fn' } } } });
+      const res = await h.api('PUT', `/v2/models/${source}`, {
+        body: { handlers: { ...ECHO_HANDLERS, inference: { type: 'lambda', arn: 'fn' } } },
+      });
       expect(res.body.stale_subscriptions).toEqual([subscriptionId]);
       expect(await status(source, subscriptionId)).toBe('stale');
     });
@@ -138,7 +176,9 @@ describe('model registry', () => {
       const { source, subscriptionId } = await withSubscription(contracts);
       await h.api('PUT', `/v2/models/${source}`, { body: { handlers: { ...ECHO_HANDLERS, inference: { type: 'lambda', arn: 'fn' } } } });
       expect(await status(source, subscriptionId)).toBe('active');
-      await h.api('PUT', `/v2/models/${source}`, { body: { handler_contracts: { inference: { output_schema: { type: 'object', required: ['path'] } } } } });
+      await h.api('PUT', `/v2/models/${source}`, {
+        body: { handler_contracts: { inference: { output_schema: { type: 'object', required: ['path'] } } } },
+      });
       expect(await status(source, subscriptionId)).toBe('stale');
     });
 
@@ -168,14 +208,21 @@ describe('model registry', () => {
     it('answers a duplicate version with 409, invalid features with 422, a missing model with 404', async () => {
       const id = await model();
       expect((await h.api('POST', `/v2/models/${id}/versions`, { body: { version: '1', features: [] } })).status).toBe(409);
-      const bad = await h.api('POST', `/v2/models/${id}/versions`, { body: { version: '2', features: [{ name: 'x', json_schema: { type: 'integer', default: 'a' }, mandatory: true }] } });
+      const bad = await h.api('POST', `/v2/models/${id}/versions`, {
+        body: { version: '2', features: [{ name: 'x', json_schema: { type: 'integer', default: 'a' }, mandatory: true }] },
+      });
       expect(bad.status).toBe(422);
       expect((await h.api('POST', `/v2/models/${uid('nope')}/versions`, { body: { version: '1', features: [] } })).status).toBe(404);
     });
 
     it('keeps the freeze immutable even for a direct database write', async () => {
       const id = await model();
-      await expect(h.knex('model_versions').where({ model_id: id, version: '1' }).update({ features: JSON.stringify(FEATURES) })).rejects.toThrow(/freeze/);
+      await expect(
+        h
+          .knex('model_versions')
+          .where({ model_id: id, version: '1' })
+          .update({ features: JSON.stringify(FEATURES) }),
+      ).rejects.toThrow(/freeze/);
     });
 
     it('enforces the version transition table', async () => {

@@ -35,16 +35,28 @@ describe('the examples of the OpenAPI document', () => {
   const recorded: RecordedExamples = {};
   beforeAll(async () => {
     // The walk's webhook receiver listens on 127.0.0.1; stableExamples shows it as https://hooks.example.com.
-    h = await Harness.start({ worker: true, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_RANGES: '127.0.0.1/32', WEBHOOK_RETRY_INITIAL_MS: '500' } });
+    h = await Harness.start({
+      worker: true,
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_RANGES: '127.0.0.1/32', WEBHOOK_RETRY_INITIAL_MS: '500' },
+    });
     api = createApiClient({ baseUrl: h.baseUrl, token: () => h.adminToken(), fetch: recordingFetch(recorded) });
     reader = createApiClient({ baseUrl: h.baseUrl, token: () => h.adminToken() });
   });
   afterAll(() => h.stop());
 
   const running = (jobId: string) =>
-    eventually(async () => (await ok(reader.GET('/v2/jobs/{job_id}', { params: { path: { job_id: jobId } } }))).status === 'running', 20000, `job ${jobId} running`);
+    eventually(
+      async () => (await ok(reader.GET('/v2/jobs/{job_id}', { params: { path: { job_id: jobId } } }))).status === 'running',
+      20000,
+      `job ${jobId} running`,
+    );
   const finished = (jobId: string) =>
-    eventually(async () => ['success', 'failure'].includes((await ok(reader.GET('/v2/jobs/{job_id}', { params: { path: { job_id: jobId } } }))).status), 20000, `job ${jobId} finished`);
+    eventually(
+      async () =>
+        ['success', 'failure'].includes((await ok(reader.GET('/v2/jobs/{job_id}', { params: { path: { job_id: jobId } } }))).status),
+      20000,
+      `job ${jobId} finished`,
+    );
 
   it('are recorded from a walk through every operation', async () => {
     const client = { client_id: 'globex' };
@@ -59,128 +71,287 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.GET('/v2/clients/{client_id}', { params: { path: client } }));
     await ok(api.PUT('/v2/clients/{client_id}/new_status', { params: { path: client }, body: { status: 'active' } }));
     // Listed by a user of globex alone: other tests' tenants share this database.
-    const globexUser = createApiClient({ baseUrl: h.baseUrl, token: () => h.idp.human('gina', ['client:globex'], ['client_read']), fetch: recordingFetch(recorded) });
+    const globexUser = createApiClient({
+      baseUrl: h.baseUrl,
+      token: () => h.idp.human('gina', ['client:globex'], ['client_read']),
+      fetch: recordingFetch(recorded),
+    });
     await ok(globexUser.GET('/v2/clients', { params: { query: { status: 'active' } } }));
 
     // Models: one whose inference waits for a report, one that echoes, one never activated (its cascades fail).
-    await ok(api.POST('/v2/models', {
-      body: { id: 'fare-model', name: 'Fare model', description: 'Predicts fares per departure', metadata: { team: 'pricing' }, handlers: MANUAL, version: '1', version_description: 'first cut', features: FEATURES },
-    }));
+    await ok(
+      api.POST('/v2/models', {
+        body: {
+          id: 'fare-model',
+          name: 'Fare model',
+          description: 'Predicts fares per departure',
+          metadata: { team: 'pricing' },
+          handlers: MANUAL,
+          version: '1',
+          version_description: 'first cut',
+          features: FEATURES,
+        },
+      }),
+    );
     await ok(api.GET('/v2/models/{model_id}', { params: { path: { model_id: 'fare-model' } } }));
-    await ok(api.PUT('/v2/models/{model_id}', { params: { path: { model_id: 'fare-model' } }, body: { description: 'Predicts fares per departure and cabin' } }));
-    await ok(api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', { params: { path: { model_id: 'fare-model', model_version: '1' } }, body: { status: 'active' } }));
-    await ok(api.POST('/v2/models/{model_id}/versions', { params: { path: { model_id: 'fare-model' } }, body: { version: '2', description: 'retrained weekly', metadata: {}, features: FEATURES } }));
-    await ok(api.GET('/v2/models/{model_id}/versions/{model_version}', { params: { path: { model_id: 'fare-model', model_version: '2' } } }));
-    const training = await ok(api.POST('/v2/models/{model_id}/versions/{model_version}/train', {
-      params: { path: { model_id: 'fare-model', model_version: '2' }, header: { 'Idempotency-Key': 'train-fare-model-2' } }, body: { input: { dataset: 's3://fares/2025-05' } },
-    }));
+    await ok(
+      api.PUT('/v2/models/{model_id}', {
+        params: { path: { model_id: 'fare-model' } },
+        body: { description: 'Predicts fares per departure and cabin' },
+      }),
+    );
+    await ok(
+      api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', {
+        params: { path: { model_id: 'fare-model', model_version: '1' } },
+        body: { status: 'active' },
+      }),
+    );
+    await ok(
+      api.POST('/v2/models/{model_id}/versions', {
+        params: { path: { model_id: 'fare-model' } },
+        body: { version: '2', description: 'retrained weekly', metadata: {}, features: FEATURES },
+      }),
+    );
+    await ok(
+      api.GET('/v2/models/{model_id}/versions/{model_version}', { params: { path: { model_id: 'fare-model', model_version: '2' } } }),
+    );
+    const training = await ok(
+      api.POST('/v2/models/{model_id}/versions/{model_version}/train', {
+        params: { path: { model_id: 'fare-model', model_version: '2' }, header: { 'Idempotency-Key': 'train-fare-model-2' } },
+        body: { input: { dataset: 's3://fares/2025-05' } },
+      }),
+    );
     await finished(training.job_id);
     await ok(api.GET('/v2/models/{model_id}/versions', { params: { path: { model_id: 'fare-model' } } }));
-    for (const [id, name] of [['fare-notifier', 'Fare notifier'], ['fare-archiver', 'Fare archiver']]) {
-      await ok(api.POST('/v2/models', { body: { id, name, description: `${name} (echo)`, metadata: {}, handlers: ECHO, features: FEATURES } }));
+    for (const [id, name] of [
+      ['fare-notifier', 'Fare notifier'],
+      ['fare-archiver', 'Fare archiver'],
+    ]) {
+      await ok(
+        api.POST('/v2/models', { body: { id, name, description: `${name} (echo)`, metadata: {}, handlers: ECHO, features: FEATURES } }),
+      );
     }
-    await ok(api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', { params: { path: { model_id: 'fare-notifier', model_version: '1' } }, body: { status: 'active' } }));
+    await ok(
+      api.PUT('/v2/models/{model_id}/versions/{model_version}/new_status', {
+        params: { path: { model_id: 'fare-notifier', model_version: '1' } },
+        body: { status: 'active' },
+      }),
+    );
     await ok(api.GET('/v2/models', { params: { query: { name: 'Fare model' } } }));
 
-    const notify = await ok(api.POST('/v2/models/{model_id}/event-subscriptions', {
-      params: { path: { model_id: 'fare-model' } },
-      body: { trigger_event: 'inference_complete', target_model_id: 'fare-notifier', target_action: 'inference', input_source: 'trigger_output', label: 'notify on new fares' },
-    }));
-    await ok(api.GET('/v2/models/{model_id}/event-subscriptions/{subscription_id}', { params: { path: { model_id: 'fare-model', subscription_id: notify.subscription_id } } }));
+    const notify = await ok(
+      api.POST('/v2/models/{model_id}/event-subscriptions', {
+        params: { path: { model_id: 'fare-model' } },
+        body: {
+          trigger_event: 'inference_complete',
+          target_model_id: 'fare-notifier',
+          target_action: 'inference',
+          input_source: 'trigger_output',
+          label: 'notify on new fares',
+        },
+      }),
+    );
+    await ok(
+      api.GET('/v2/models/{model_id}/event-subscriptions/{subscription_id}', {
+        params: { path: { model_id: 'fare-model', subscription_id: notify.subscription_id } },
+      }),
+    );
     await ok(api.GET('/v2/models/{model_id}/event-subscriptions', { params: { path: { model_id: 'fare-model' } } }));
-    const archive = await ok(api.POST('/v2/models/{model_id}/event-subscriptions', {
-      params: { path: { model_id: 'fare-model' } },
-      body: { trigger_event: 'inference_complete', target_model_id: 'fare-archiver', target_action: 'inference', input_source: 'stored', input: { bucket: 'fares-archive' }, label: 'archive' },
-    }));
+    const archive = await ok(
+      api.POST('/v2/models/{model_id}/event-subscriptions', {
+        params: { path: { model_id: 'fare-model' } },
+        body: {
+          trigger_event: 'inference_complete',
+          target_model_id: 'fare-archiver',
+          target_action: 'inference',
+          input_source: 'stored',
+          input: { bucket: 'fares-archive' },
+          label: 'archive',
+        },
+      }),
+    );
 
     // Tenant side: a domain with features, the default assignment, services.
-    await ok(api.POST('/v2/clients/{client_id}/domains', { params: { path: client }, body: { domain_id: 'eu-flights', features: FEATURES } }));
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains', { params: { path: client }, body: { domain_id: 'eu-flights', features: FEATURES } }),
+    );
     await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/features', { params: { path: domain }, body: { features: FEATURES } }));
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/features', { params: { path: domain } }));
     await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/new_status', { params: { path: domain }, body: { status: 'active' } }));
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}', { params: { path: domain } }));
     await ok(api.GET('/v2/clients/{client_id}/domains', { params: { path: client } }));
-    await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/model/assign', { params: { path: domain }, body: { model_id: 'fare-model' } }));
-    await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', {
-      params: { path: { ...domain, assignment_key: 'default' } }, body: { model_id: 'fare-model', model_version: '1', role: 'pricing', settings: { currency: 'EUR' }, metadata: {} },
-    }));
-    await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments', {
-      params: { path: domain }, body: { assignment_key: 'notify', model_id: 'fare-notifier', model_version: '1' },
-    }));
-    await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', { params: { path: { ...domain, assignment_key: 'default' } } }));
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/model/assign', { params: { path: domain }, body: { model_id: 'fare-model' } }),
+    );
+    await ok(
+      api.PUT('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', {
+        params: { path: { ...domain, assignment_key: 'default' } },
+        body: { model_id: 'fare-model', model_version: '1', role: 'pricing', settings: { currency: 'EUR' }, metadata: {} },
+      }),
+    );
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments', {
+        params: { path: domain },
+        body: { assignment_key: 'notify', model_id: 'fare-notifier', model_version: '1' },
+      }),
+    );
+    await ok(
+      api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', {
+        params: { path: { ...domain, assignment_key: 'default' } },
+      }),
+    );
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments', { params: { path: domain, query: { status: 'all' } } }));
-    const domainRun = await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/run', {
-      params: { path: { ...domain, assignment_key: 'notify' }, header: { 'Idempotency-Key': 'notify-run-1' } }, body: { input: { fare: 129.5 } },
-    }));
+    const domainRun = await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/run', {
+        params: { path: { ...domain, assignment_key: 'notify' }, header: { 'Idempotency-Key': 'notify-run-1' } },
+        body: { input: { fare: 129.5 } },
+      }),
+    );
 
-    const init = await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', {
-      params: { path: domain, header: { 'Idempotency-Key': 'init-LH-400' } }, body: { service_id: 'LH-400', departure_datetime: DEPARTURE, static_features: { seats: 180 } },
-    }));
-    await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', { params: { path: service }, body: { departure_datetime: '2031-07-01T10:00:00.000Z' } }));
-    await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments', {
-      params: { path: service }, body: { assignment_key: 'notify', model_id: 'fare-notifier', model_version: '1', metadata: { reason: 'override' } },
-    }));
-    await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}', {
-      params: { path: { ...service, assignment_key: 'upsell' } }, body: { model_id: 'fare-notifier', model_version: '1' },
-    }));
-    await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}', { params: { path: { ...service, assignment_key: 'upsell' } } }));
+    const init = await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/init', {
+        params: { path: domain, header: { 'Idempotency-Key': 'init-LH-400' } },
+        body: { service_id: 'LH-400', departure_datetime: DEPARTURE, static_features: { seats: 180 } },
+      }),
+    );
+    await ok(
+      api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', {
+        params: { path: service },
+        body: { departure_datetime: '2031-07-01T10:00:00.000Z' },
+      }),
+    );
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments', {
+        params: { path: service },
+        body: { assignment_key: 'notify', model_id: 'fare-notifier', model_version: '1', metadata: { reason: 'override' } },
+      }),
+    );
+    await ok(
+      api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}', {
+        params: { path: { ...service, assignment_key: 'upsell' } },
+        body: { model_id: 'fare-notifier', model_version: '1' },
+      }),
+    );
+    await ok(
+      api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}', {
+        params: { path: { ...service, assignment_key: 'upsell' } },
+      }),
+    );
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments', { params: { path: service } }));
-    await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/effective-assignments', { params: { path: service } }));
-    const serviceRun = await ok(api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}/run', {
-      params: { path: { ...service, assignment_key: 'upsell' }, header: { 'Idempotency-Key': 'upsell-run-1' } }, body: { input: { offer: 'extra legroom' } },
-    }));
+    await ok(
+      api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/effective-assignments', { params: { path: service } }),
+    );
+    const serviceRun = await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}/run', {
+        params: { path: { ...service, assignment_key: 'upsell' }, header: { 'Idempotency-Key': 'upsell-run-1' } },
+        body: { input: { offer: 'extra legroom' } },
+      }),
+    );
 
     // The init job waits for its report; the completion fires both subscriptions, and the archiver (never
     // activated) fails its entry: a 207. Then a direct inference whose subscriptions all start: a 200.
     await running(init.job_id);
-    const initCompletion = await ok(api.POST('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}/complete', {
-      params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: init.job_id } }, body: { status: 'success', output: { fare: 129.5, currency: 'EUR' } },
-    }));
-    await ok(api.PUT('/v2/models/{model_id}/event-subscriptions/{subscription_id}/new_status', { params: { path: { model_id: 'fare-model', subscription_id: archive.subscription_id } }, body: { status: 'disabled' } }));
-    const direct = await ok(api.POST('/v2/models/{model_id}/versions/{model_version}/infer', {
-      params: { path: { model_id: 'fare-model', model_version: '1' }, header: { 'Idempotency-Key': 'infer-1' } }, body: { input: { route: 'FRA-JFK' }, metadata: { requested_by: 'analyst' } },
-    }));
+    const initCompletion = await ok(
+      api.POST('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}/complete', {
+        params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: init.job_id } },
+        body: { status: 'success', output: { fare: 129.5, currency: 'EUR' } },
+      }),
+    );
+    await ok(
+      api.PUT('/v2/models/{model_id}/event-subscriptions/{subscription_id}/new_status', {
+        params: { path: { model_id: 'fare-model', subscription_id: archive.subscription_id } },
+        body: { status: 'disabled' },
+      }),
+    );
+    const direct = await ok(
+      api.POST('/v2/models/{model_id}/versions/{model_version}/infer', {
+        params: { path: { model_id: 'fare-model', model_version: '1' }, header: { 'Idempotency-Key': 'infer-1' } },
+        body: { input: { route: 'FRA-JFK' }, metadata: { requested_by: 'analyst' } },
+      }),
+    );
     await running(direct.job_id);
-    const completion = await ok(api.POST('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}/complete', {
-      params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: direct.job_id } }, body: { status: 'success', output: { fare: 410 } },
-    }));
+    const completion = await ok(
+      api.POST('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}/complete', {
+        params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: direct.job_id } },
+        body: { status: 'success', output: { fare: 410 } },
+      }),
+    );
     const cascades = [...initCompletion.triggered_events, ...completion.triggered_events].flatMap((e) => (e.job_id ? [e.job_id] : []));
     for (const jobId of [domainRun.job_id, serviceRun.job_id, ...cascades]) await finished(jobId);
-    await ok(api.DELETE('/v2/models/{model_id}/event-subscriptions/{subscription_id}', { params: { path: { model_id: 'fare-model', subscription_id: archive.subscription_id } } }));
+    await ok(
+      api.DELETE('/v2/models/{model_id}/event-subscriptions/{subscription_id}', {
+        params: { path: { model_id: 'fare-model', subscription_id: archive.subscription_id } },
+      }),
+    );
 
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', { params: { path: service } }));
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/services', { params: { path: domain } }));
-    await ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/new_status', { params: { path: service }, body: { status: 'not_found' } }));
+    await ok(
+      api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/new_status', {
+        params: { path: service },
+        body: { status: 'not_found' },
+      }),
+    );
     await ok(api.GET('/v2/jobs/{job_id}', { params: { path: { job_id: init.job_id } } }));
-    await ok(api.GET('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}', { params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: init.job_id } } }));
-    await ok(api.GET('/v2/models/{model_id}/versions/{model_version}/jobs', { params: { path: { model_id: 'fare-model', model_version: '1' } } }));
+    await ok(
+      api.GET('/v2/models/{model_id}/versions/{model_version}/jobs/{model_job_id}', {
+        params: { path: { model_id: 'fare-model', model_version: '1', model_job_id: init.job_id } },
+      }),
+    );
+    await ok(
+      api.GET('/v2/models/{model_id}/versions/{model_version}/jobs', { params: { path: { model_id: 'fare-model', model_version: '1' } } }),
+    );
     await ok(api.GET('/v2/clients/{client_id}/jobs', { params: { path: client, query: { job_type: 'inference' } } }));
 
     // Webhooks, last: nothing changes after they exist, so their logs hold only the walk's pings.
     const receiver = await startReceiver();
     try {
-      const delivered = (read: () => Promise<{ status: string }>) => eventually(async () => (await read()).status === 'succeeded', 45000, 'webhook delivery');
-      const hook = await ok(api.POST('/v2/clients/{client_id}/webhooks', {
-        params: { path: client }, body: { url: receiver.url('globex/mos'), event_types: ['job.succeeded', 'job.failed', 'service.available', 'service.failed'], filter: { domain_id: 'eu-flights' }, description: 'Ops alerts' },
-      }));
+      const delivered = (read: () => Promise<{ status: string }>) =>
+        eventually(async () => (await read()).status === 'succeeded', 45000, 'webhook delivery');
+      const hook = await ok(
+        api.POST('/v2/clients/{client_id}/webhooks', {
+          params: { path: client },
+          body: {
+            url: receiver.url('globex/mos'),
+            event_types: ['job.succeeded', 'job.failed', 'service.available', 'service.failed'],
+            filter: { domain_id: 'eu-flights' },
+            description: 'Ops alerts',
+          },
+        }),
+      );
       const one = { ...client, webhook_id: hook.webhook_id };
       await ok(api.GET('/v2/clients/{client_id}/webhooks/{webhook_id}', { params: { path: one } }));
-      await ok(api.PUT('/v2/clients/{client_id}/webhooks/{webhook_id}', { params: { path: one }, body: { description: 'Ops alerts (pager)', event_types: ['job.failed', 'job.timed_out', 'service.failed'] } }));
+      await ok(
+        api.PUT('/v2/clients/{client_id}/webhooks/{webhook_id}', {
+          params: { path: one },
+          body: { description: 'Ops alerts (pager)', event_types: ['job.failed', 'job.timed_out', 'service.failed'] },
+        }),
+      );
       await ok(api.GET('/v2/clients/{client_id}/webhooks', { params: { path: client, query: { status: 'active' } } }));
       await ok(api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/rotate-secret', { params: { path: one } }));
       const ping = await ok(api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/ping', { params: { path: one } }));
       const delivery = { ...one, delivery_id: ping.delivery_id };
-      const readDelivery = async () => ok(reader.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: delivery } }));
+      const readDelivery = async () =>
+        ok(reader.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: delivery } }));
       await delivered(readDelivery);
       await ok(api.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: delivery } }));
       await ok(api.GET('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries', { params: { path: one } }));
-      await ok(api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path: delivery } }));
+      await ok(
+        api.POST('/v2/clients/{client_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path: delivery } }),
+      );
       await delivered(readDelivery);
       await ok(api.DELETE('/v2/clients/{client_id}/webhooks/{webhook_id}', { params: { path: one } }));
 
-      const platform = await ok(api.POST('/v2/webhooks', {
-        body: { url: receiver.url('platform/mos'), event_types: ['version.status_changed', 'subscription.stale', 'job.failed'], filter: { model_id: 'fare-model' }, description: 'Registry changes' },
-      }));
+      const platform = await ok(
+        api.POST('/v2/webhooks', {
+          body: {
+            url: receiver.url('platform/mos'),
+            event_types: ['version.status_changed', 'subscription.stale', 'job.failed'],
+            filter: { model_id: 'fare-model' },
+            description: 'Registry changes',
+          },
+        }),
+      );
       const p = { webhook_id: platform.webhook_id };
       await ok(api.GET('/v2/webhooks/{webhook_id}', { params: { path: p } }));
       await ok(api.PUT('/v2/webhooks/{webhook_id}', { params: { path: p }, body: { status: 'disabled' } }));
@@ -189,7 +360,8 @@ describe('the examples of the OpenAPI document', () => {
       await ok(api.POST('/v2/webhooks/{webhook_id}/rotate-secret', { params: { path: p } }));
       const platformPing = await ok(api.POST('/v2/webhooks/{webhook_id}/ping', { params: { path: p } }));
       const pd = { ...p, delivery_id: platformPing.delivery_id };
-      const readPlatformDelivery = async () => ok(reader.GET('/v2/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: pd } }));
+      const readPlatformDelivery = async () =>
+        ok(reader.GET('/v2/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: pd } }));
       await delivered(readPlatformDelivery);
       await ok(api.GET('/v2/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: pd } }));
       await ok(api.GET('/v2/webhooks/{webhook_id}/deliveries', { params: { path: p } }));

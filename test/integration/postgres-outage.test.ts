@@ -30,50 +30,65 @@ describe('a Postgres outage in the middle of a burst', () => {
     await faults.stop();
   });
 
-  it(`loses no job and answers no 500 while Postgres is down ${OUTAGE_SECONDS} s`, async () => {
-    const modelId = await activeModel(h, { features: SIMPLE });
-    const { base } = await tenantWithDomain(h, { features: SIMPLE, modelId });
-    const token = await h.adminToken();
-    const statuses: Record<number, number> = {};
-    const accepted: string[] = [];
-    const slowest = { ms: 0 };
-    let n = 0;
-    let stop = false;
+  it(
+    `loses no job and answers no 500 while Postgres is down ${OUTAGE_SECONDS} s`,
+    async () => {
+      const modelId = await activeModel(h, { features: SIMPLE });
+      const { base } = await tenantWithDomain(h, { features: SIMPLE, modelId });
+      const token = await h.adminToken();
+      const statuses: Record<number, number> = {};
+      const accepted: string[] = [];
+      const slowest = { ms: 0 };
+      let n = 0;
+      let stop = false;
 
-    // Four callers init services back to back for the whole run.
-    const caller = async () => {
-      while (!stop) {
-        const started = Date.now();
-        const res = await h.api('POST', `${base}/service/init`, {
-          token, body: { service_id: `svc-${n++}`, departure_datetime: new Date(Date.now() + 86400000).toISOString(), static_features: { seats: 1 } },
-        });
-        slowest.ms = Math.max(slowest.ms, Date.now() - started);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        if (res.status === 202) accepted.push(res.body.job_id);
-        if (res.status === 503) await sleep(Number(res.headers.get('retry-after') ?? 1) * 100);
-      }
-    };
-    const callers = Array.from({ length: 4 }, caller);
-    await sleep(3000);
-    const beforeOutage = accepted.length;
-    await postgres.cut();
-    await sleep(OUTAGE_SECONDS * 1000);
-    await postgres.restore();
-    await sleep(3000);
-    stop = true;
-    await Promise.all(callers);
+      // Four callers init services back to back for the whole run.
+      const caller = async () => {
+        while (!stop) {
+          const started = Date.now();
+          const res = await h.api('POST', `${base}/service/init`, {
+            token,
+            body: {
+              service_id: `svc-${n++}`,
+              departure_datetime: new Date(Date.now() + 86400000).toISOString(),
+              static_features: { seats: 1 },
+            },
+          });
+          slowest.ms = Math.max(slowest.ms, Date.now() - started);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          if (res.status === 202) accepted.push(res.body.job_id);
+          if (res.status === 503) await sleep(Number(res.headers.get('retry-after') ?? 1) * 100);
+        }
+      };
+      const callers = Array.from({ length: 4 }, caller);
+      await sleep(3000);
+      const beforeOutage = accepted.length;
+      await postgres.cut();
+      await sleep(OUTAGE_SECONDS * 1000);
+      await postgres.restore();
+      await sleep(3000);
+      stop = true;
+      await Promise.all(callers);
 
-    const finals = await eventually(async () => {
-      const rows: Array<{ status: string }> = await direct('model_jobs').whereIn('job_id', accepted).select('status');
-      return rows.every((r) => ['success', 'failure', 'timed_out'].includes(r.status)) && rows;
-    }, 120000, 'every accepted job to finish');
-    const byStatus = finals.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
-    console.log(`postgres outage ${OUTAGE_SECONDS}s: ${n} inits, responses ${JSON.stringify(statuses)}, accepted ${accepted.length} (${beforeOutage} before the cut), final job states ${JSON.stringify(byStatus)}, slowest response ${slowest.ms} ms`);
+      const finals = await eventually(
+        async () => {
+          const rows: Array<{ status: string }> = await direct('model_jobs').whereIn('job_id', accepted).select('status');
+          return rows.every((r) => ['success', 'failure', 'timed_out'].includes(r.status)) && rows;
+        },
+        120000,
+        'every accepted job to finish',
+      );
+      const byStatus = finals.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+      console.log(
+        `postgres outage ${OUTAGE_SECONDS}s: ${n} inits, responses ${JSON.stringify(statuses)}, accepted ${accepted.length} (${beforeOutage} before the cut), final job states ${JSON.stringify(byStatus)}, slowest response ${slowest.ms} ms`,
+      );
 
-    expect(Object.keys(statuses).filter((s) => s !== '202' && s !== '503')).toEqual([]);
-    expect(statuses[503]).toBeGreaterThan(0);
-    expect(finals).toHaveLength(accepted.length);
-    expect(byStatus).toEqual({ success: accepted.length });
-    expect((await h.api('GET', `${base}/services?status=failed`)).body.items).toEqual([]);
-  }, (OUTAGE_SECONDS + 150) * 1000);
+      expect(Object.keys(statuses).filter((s) => s !== '202' && s !== '503')).toEqual([]);
+      expect(statuses[503]).toBeGreaterThan(0);
+      expect(finals).toHaveLength(accepted.length);
+      expect(byStatus).toEqual({ success: accepted.length });
+      expect((await h.api('GET', `${base}/services?status=failed`)).body.items).toEqual([]);
+    },
+    (OUTAGE_SECONDS + 150) * 1000,
+  );
 });

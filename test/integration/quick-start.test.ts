@@ -35,10 +35,16 @@ describe('the README quick start', () => {
     url.pathname = `/${database}`;
     runner = await startDevRunner({
       env: {
-        PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: url.toString(), TEMPORAL_ADDRESS: testEnv.temporalAddress,
-        TEMPORAL_TASK_QUEUE: uid('quick-start'), MACHINE_CLIENTS: '{"acme": {"access": "tenant", "tenants": ["acme"]}}',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: url.toString(),
+        TEMPORAL_ADDRESS: testEnv.temporalAddress,
+        TEMPORAL_TASK_QUEUE: uid('quick-start'),
+        MACHINE_CLIENTS: '{"acme": {"access": "tenant", "tenants": ["acme"]}}',
       },
-      root, dataDir, workflowBundle: { codePath: testEnv.workflowBundlePath },
+      root,
+      dataDir,
+      workflowBundle: { codePath: testEnv.workflowBundlePath },
     });
   });
   afterAll(async () => {
@@ -54,14 +60,21 @@ describe('the README quick start', () => {
     const script = ['set -euo pipefail', ...blocks].join('\n').replace(/^export (API|TOKEN)=.*$/gm, '');
     // Asynchronously: the API answering the script runs in this process.
     const out = await promisify(execFile)('bash', ['-c', script], {
-      cwd: root, encoding: 'utf8', timeout: 90000,
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 90000,
       env: { ...process.env, API: runner.apiUrl, TOKEN: runner.adminToken, MOS_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-    }).then((r) => r.stdout, (err) => {
-      throw new Error(`quick start failed (exit ${err.code}):\n${err.stdout}\n${err.stderr}`);
-    });
+    }).then(
+      (r) => r.stdout,
+      (err) => {
+        throw new Error(`quick start failed (exit ${err.code}):\n${err.stdout}\n${err.stderr}`);
+      },
+    );
     expect(out).toMatch(/"status": "success",\s+"output": \{\s+"score": 0.92/); // the cascade job echoed the completion's output
     // The service is available, and its resolved features carry the default of cabin.
-    expect(out).toMatch(/"status": "available",\s+"provided_features": \{\s+"seats": 180\s+\},\s+"resolved_features": \{[^}]*"cabin": "economy"/);
+    expect(out).toMatch(
+      /"status": "available",\s+"provided_features": \{\s+"seats": 180\s+\},\s+"resolved_features": \{[^}]*"cabin": "economy"/,
+    );
     // The user token reads the service; the machine token lists the tenant's two inference jobs.
     expect(out.trimEnd().split('\n').slice(-2)).toEqual(['"available"', '2']);
   });

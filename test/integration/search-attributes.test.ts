@@ -11,15 +11,22 @@ async function namespaceWithoutJobTrigger(): Promise<string> {
   const namespace = uid('ns');
   const connection = await Connection.connect({ address: testEnv.temporalAddress });
   try {
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86400) } });
-    await eventually(async () => {
-      try {
-        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 30000, 'the namespace to be served');
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86400) },
+    });
+    await eventually(
+      async () => {
+        try {
+          await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      30000,
+      'the namespace to be served',
+    );
     await ensureSearchAttributes(connection, namespace, { register: true, wanted: JOB_SEARCH_ATTRIBUTES.filter((k) => k !== JOB_TRIGGER) });
     expect((await missingSearchAttributes(connection, namespace)).map((k) => k.name)).toEqual(['JobTrigger']);
   } finally {
@@ -57,7 +64,11 @@ describe('a Temporal namespace that lacks a job search attribute', () => {
     await eventually(async () => (await h.api('GET', '/v2/health', { token: null })).status === 200, 15000, 'health to turn ok');
     const accepted = await initService(h, base, 'svc-sa', { seats: 2 });
     expect(accepted.status).toBe(202);
-    await eventually(async () => (await h.api('GET', `${base}/service/svc-sa`)).body.status === 'available', 20000, 'the service to become available');
+    await eventually(
+      async () => (await h.api('GET', `${base}/service/svc-sa`)).body.status === 'available',
+      20000,
+      'the service to become available',
+    );
   });
 });
 
@@ -74,7 +85,9 @@ describe('ensureSearchAttributes without permission to register', () => {
     } as unknown as Pick<Connection, 'operatorService'>;
     const attempt = ensureSearchAttributes(connection, 'managed-ns');
     await expect(attempt).rejects.toThrow('this service has no permission to register them');
-    await expect(attempt).rejects.toThrow('temporal operator search-attribute create --namespace managed-ns --name JobTrigger --type Keyword');
+    await expect(attempt).rejects.toThrow(
+      'temporal operator search-attribute create --namespace managed-ns --name JobTrigger --type Keyword',
+    );
     await expect(attempt).rejects.toThrow('ServiceId (Keyword)');
     await expect(attempt).rejects.not.toThrow('ModelId (Keyword)');
   });

@@ -22,9 +22,21 @@ describe('services', () => {
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ service_id: 'LH1', job_id: expect.any(String), job_url: expect.any(String) });
       const svc = (await h.api('GET', `${base}/service/LH1`)).body;
-      expect(svc).toMatchObject({ service_id: 'LH1', status: 'in_progress', departure_datetime: departure, provided_features: { seats: 120 }, resolved_features: { seats: 120, cabin: 'economy', tags: [] } });
+      expect(svc).toMatchObject({
+        service_id: 'LH1',
+        status: 'in_progress',
+        departure_datetime: departure,
+        provided_features: { seats: 120 },
+        resolved_features: { seats: 120, cabin: 'economy', tags: [] },
+      });
       const job = (await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${res.body.job_id}`)).body;
-      expect(job).toMatchObject({ job_type: 'inference', trigger: 'service_init', client_id: clientId, service_id: 'LH1', input: { service_id: 'LH1', features: svc.resolved_features } });
+      expect(job).toMatchObject({
+        job_type: 'inference',
+        trigger: 'service_init',
+        client_id: clientId,
+        service_id: 'LH1',
+        input: { service_id: 'LH1', features: svc.resolved_features },
+      });
     });
 
     it.each([
@@ -53,7 +65,10 @@ describe('services', () => {
     it('refuses a malformed body with 400', async () => {
       const { base } = await setup();
       expect((await h.api('POST', `${base}/service/init`, { body: { service_id: 's', static_features: {} } })).status).toBe(400);
-      expect((await h.api('POST', `${base}/service/init`, { body: { service_id: 's', departure_datetime: 'tomorrow', static_features: {} } })).status).toBe(400);
+      expect(
+        (await h.api('POST', `${base}/service/init`, { body: { service_id: 's', departure_datetime: 'tomorrow', static_features: {} } }))
+          .status,
+      ).toBe(400);
     });
 
     it('re-initializes an existing service with a new job', async () => {
@@ -91,7 +106,9 @@ describe('services', () => {
     it('lets concurrent inits with one Idempotency-Key start exactly one job', async () => {
       const { base, clientId } = await setup();
       const body = { service_id: 'race', departure_datetime: '2030-01-01T00:00:00Z', static_features: { seats: 3 } };
-      const results = await Promise.all(Array.from({ length: 6 }, () => h.api('POST', `${base}/service/init`, { body, headers: { 'Idempotency-Key': 'race-1' } })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => h.api('POST', `${base}/service/init`, { body, headers: { 'Idempotency-Key': 'race-1' } })),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(202));
       expect(new Set(results.map((r) => r.body.job_id)).size).toBe(1);
       expect((await h.api('GET', `/v2/clients/${clientId}/jobs`)).body.items).toHaveLength(1);
@@ -113,7 +130,12 @@ describe('services', () => {
       await initService(h, base, 'u', { seats: 1 });
       const res = await h.api('PUT', `${base}/service/u`, { body: { static_features: { seats: 2, cabin: 'business' } } });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'in_progress', provided_features: { seats: 2, cabin: 'business' }, resolved_features: { seats: 2, cabin: 'business', tags: [] }, job_id: expect.any(String) });
+      expect(res.body).toMatchObject({
+        status: 'in_progress',
+        provided_features: { seats: 2, cabin: 'business' },
+        resolved_features: { seats: 2, cabin: 'business', tags: [] },
+        job_id: expect.any(String),
+      });
     });
 
     it('runs nothing when only the departure changes', async () => {
@@ -169,7 +191,9 @@ describe('services', () => {
     await initService(h, base, 'kept', { seats: 5 });
     const before = (await h.api('GET', `${base}/service/kept`)).body;
     const jobsBefore = (await h.api('GET', `${base.split('/domains')[0]}/jobs`)).body.items.length;
-    const res = await h.api('PUT', `${base}/features`, { body: { features: [{ name: 'rows', json_schema: { type: 'integer', default: 9 }, mandatory: true }] } });
+    const res = await h.api('PUT', `${base}/features`, {
+      body: { features: [{ name: 'rows', json_schema: { type: 'integer', default: 9 }, mandatory: true }] },
+    });
     expect(res.status).toBe(200);
     const after = (await h.api('GET', `${base}/service/kept`)).body;
     expect(after).toEqual(before);

@@ -19,7 +19,9 @@ describe('Temporal unreachable from the API', () => {
     faults = await FaultProxy.start();
     temporal = await faults.link('temporal', testEnv.temporalAddress);
     h = await Harness.start({
-      worker: true, temporalAddress: temporal.address, env: { COMPLETION_WAIT_SECONDS: '2' },
+      worker: true,
+      temporalAddress: temporal.address,
+      env: { COMPLETION_WAIT_SECONDS: '2' },
       lambda: new LambdaClient({ ...TEST_AWS, endpoint: sink.url }),
     });
   });
@@ -61,12 +63,19 @@ describe('Temporal unreachable from the API', () => {
     const pending = (await findJob(h.knex, start.body.job_id))!;
     expect(pending.status).toBe('pending');
     await h.gateway.launch(pending);
-    await eventually(async () => (await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${start.body.job_id}`)).body.status === 'running',
-      30000, 'the job started while Temporal was away to run');
-    const done = await eventually(async () => {
-      const res = await h.api('POST', `${runningPath}/complete`, { body: { status: 'success' } });
-      return res.status === 200 && res;
-    }, 30000, 'the completion once Temporal is back');
+    await eventually(
+      async () => (await h.api('GET', `/v2/models/${modelId}/versions/1/jobs/${start.body.job_id}`)).body.status === 'running',
+      30000,
+      'the job started while Temporal was away to run',
+    );
+    const done = await eventually(
+      async () => {
+        const res = await h.api('POST', `${runningPath}/complete`, { body: { status: 'success' } });
+        return res.status === 200 && res;
+      },
+      30000,
+      'the completion once Temporal is back',
+    );
     expect(done.body.status).toBe('success');
   }, 180000);
 });

@@ -19,7 +19,12 @@ describe('clients, domains and feature definitions', () => {
       const id = uid('client');
       const created = await h.api('PUT', `/v2/clients/${id}`, { body: { name: 'Acme' } });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ client_id: id, name: 'Acme', status: 'active', client_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(created.body).toMatchObject({
+        client_id: id,
+        name: 'Acme',
+        status: 'active',
+        client_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
       const updated = await h.api('PUT', `/v2/clients/${id}`, { body: { name: 'Acme Air' } });
       expect(updated.status).toBe(200);
       expect(updated.body).toMatchObject({ name: 'Acme Air', client_uuid: created.body.client_uuid });
@@ -123,10 +128,29 @@ describe('clients, domains and feature definitions', () => {
 
     it.each([
       ['an invalid JSON Schema', [{ name: 'x', json_schema: { type: 'integr' }, mandatory: true }], 'feature "x": json_schema'],
-      ['a keyword outside the value vocabulary', [{ name: 'x', json_schema: { type: 'string', pattern: '^a' }, mandatory: false }], 'pattern'],
-      ['a nested keyword outside the vocabulary', [{ name: 'x', json_schema: { type: 'array', items: { type: 'object', properties: {} } }, mandatory: false }], 'items.properties'],
-      ['a default that fails its own schema', [{ name: 'x', json_schema: { type: 'integer', minimum: 5, default: 1 }, mandatory: true }], 'default'],
-      ['a duplicate name', [{ name: 'x', json_schema: { type: 'integer' }, mandatory: true }, { name: 'x', json_schema: { type: 'string' }, mandatory: false }], 'more than once'],
+      [
+        'a keyword outside the value vocabulary',
+        [{ name: 'x', json_schema: { type: 'string', pattern: '^a' }, mandatory: false }],
+        'pattern',
+      ],
+      [
+        'a nested keyword outside the vocabulary',
+        [{ name: 'x', json_schema: { type: 'array', items: { type: 'object', properties: {} } }, mandatory: false }],
+        'items.properties',
+      ],
+      [
+        'a default that fails its own schema',
+        [{ name: 'x', json_schema: { type: 'integer', minimum: 5, default: 1 }, mandatory: true }],
+        'default',
+      ],
+      [
+        'a duplicate name',
+        [
+          { name: 'x', json_schema: { type: 'integer' }, mandatory: true },
+          { name: 'x', json_schema: { type: 'string' }, mandatory: false },
+        ],
+        'more than once',
+      ],
       ['a bad name', [{ name: '9lives', json_schema: { type: 'integer' }, mandatory: true }], 'name must match'],
     ])('refuses %s with a 422 naming the feature', async (_what, features, fragment) => {
       const { res } = await domainWith(features);
@@ -153,7 +177,9 @@ describe('clients, domains and feature definitions', () => {
 
     it('leaves the stored features untouched when a replacement is invalid', async () => {
       const { id } = await domainWith(FEATURES);
-      const bad = await h.api('PUT', `/v2/clients/${id}/domains/d/features`, { body: { features: [{ name: 'x', json_schema: { type: 'nope' }, mandatory: true }] } });
+      const bad = await h.api('PUT', `/v2/clients/${id}/domains/d/features`, {
+        body: { features: [{ name: 'x', json_schema: { type: 'nope' }, mandatory: true }] },
+      });
       expect(bad.status).toBe(422);
       expect((await h.api('GET', `/v2/clients/${id}/domains/d/features`)).body).toEqual(FEATURES);
       expect((await h.api('PUT', `/v2/clients/${id}/domains/missing/features`, { body: { features: [] } })).status).toBe(404);

@@ -49,12 +49,27 @@ describe('one trace per job', () => {
     const fn = 'arn:aws:lambda:eu-west-1:123456789012:function:traced';
     const source = await activeModel(h, { handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
     const target = await activeModel(h);
-    expect((await h.api('POST', `/v2/models/${source}/event-subscriptions`, { body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'trigger_output', label: 'traced' } })).status).toBe(201);
+    expect(
+      (
+        await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+          body: {
+            trigger_event: 'inference_complete',
+            target_model_id: target,
+            target_action: 'inference',
+            input_source: 'trigger_output',
+            label: 'traced',
+          },
+        })
+      ).status,
+    ).toBe(201);
 
     // The caller's trace: the API continues it.
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
-    const started = await h.api('POST', `/v2/models/${source}/versions/1/infer`, { body: { input: {} }, headers: { traceparent: `00-${traceId}-${callerSpan}-01` } });
+    const started = await h.api('POST', `/v2/models/${source}/versions/1/infer`, {
+      body: { input: {} },
+      headers: { traceparent: `00-${traceId}-${callerSpan}-01` },
+    });
     expect(started.status).toBe(202);
 
     // The handler (the Lambda stand-in) gets the dispatch's trace context and sends it back with its report.
@@ -62,17 +77,26 @@ describe('one trace per job', () => {
     const payload = JSON.parse(invoke.body);
     expect(payload.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     const completed = await h.api('POST', `/v2/models/${source}/versions/1/jobs/${started.body.job_id}/complete`, {
-      body: { status: 'success', output: { score: 1 } }, headers: { traceparent: payload.traceparent },
+      body: { status: 'success', output: { score: 1 } },
+      headers: { traceparent: payload.traceparent },
     });
     expect(completed.status).toBe(200);
     const cascadeJob = completed.body.triggered_events[0].job_id;
-    await eventually(async () => (await h.api('GET', `/v2/models/${target}/versions/1/jobs/${cascadeJob}`)).body.status === 'success', 20000, 'the cascade job');
+    await eventually(
+      async () => (await h.api('GET', `/v2/models/${target}/versions/1/jobs/${cascadeJob}`)).body.status === 'success',
+      20000,
+      'the cascade job',
+    );
 
-    const spans = await eventually(async () => {
-      const all = memory.getFinishedSpans();
-      // The cascade workflow's own run span arrives when that workflow closes.
-      return all.filter((s) => s.name === 'RunWorkflow:modelJobWorkflow').length >= 2 && all;
-    }, 10000, 'the workflow spans');
+    const spans = await eventually(
+      async () => {
+        const all = memory.getFinishedSpans();
+        // The cascade workflow's own run span arrives when that workflow closes.
+        return all.filter((s) => s.name === 'RunWorkflow:modelJobWorkflow').length >= 2 && all;
+      },
+      10000,
+      'the workflow spans',
+    );
     const inTrace = spans.filter((s) => s.spanContext().traceId === traceId);
     const one = (name: string) => {
       const found = inTrace.filter((s) => s.name === name);
@@ -104,14 +128,20 @@ describe('one trace per job', () => {
     const fire = one('RunActivity:fireSubscription');
 
     // The cascade job has a trace of its own, linked to the activity that fired it.
-    const cascadeRoot = spans.find((s) => s.links.some((l) => l.context.traceId === traceId && l.context.spanId === fire.spanContext().spanId));
+    const cascadeRoot = spans.find((s) =>
+      s.links.some((l) => l.context.traceId === traceId && l.context.spanId === fire.spanContext().spanId),
+    );
     expect(cascadeRoot?.name).toBe(`cascade job ${target}@1`);
     const cascadeTrace = spans.filter((s) => s.spanContext().traceId === cascadeRoot!.spanContext().traceId);
-    expect(cascadeTrace.map((s) => s.name)).toEqual(expect.arrayContaining(['StartWorkflow:modelJobWorkflow', 'RunWorkflow:modelJobWorkflow', 'RunActivity:dispatchJob']));
+    expect(cascadeTrace.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['StartWorkflow:modelJobWorkflow', 'RunWorkflow:modelJobWorkflow', 'RunActivity:dispatchJob']),
+    );
     expect(cascadeRoot!.spanContext().traceId).not.toBe(traceId);
 
     if (process.env.MOS_PRINT_TRACE) {
-      console.log(`trace ${traceId}\n${renderTree(inTrace, spans)}\n\ntrace ${cascadeRoot!.spanContext().traceId}\n${renderTree(cascadeTrace, spans)}`);
+      console.log(
+        `trace ${traceId}\n${renderTree(inTrace, spans)}\n\ntrace ${cascadeRoot!.spanContext().traceId}\n${renderTree(cascadeTrace, spans)}`,
+      );
     }
   });
 });

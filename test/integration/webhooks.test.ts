@@ -33,7 +33,11 @@ describe('outbound webhooks', () => {
       worker: true,
       env: {
         ...WEBHOOK_ENV,
-        MACHINE_CLIENTS: JSON.stringify({ [PLATFORM_CLIENT]: { access: 'platform' }, [TENANT_A]: { access: 'tenant', tenants: [TENANT_A] }, [TENANT_B]: { access: 'tenant', tenants: [TENANT_B] } }),
+        MACHINE_CLIENTS: JSON.stringify({
+          [PLATFORM_CLIENT]: { access: 'platform' },
+          [TENANT_A]: { access: 'tenant', tenants: [TENANT_A] },
+          [TENANT_B]: { access: 'tenant', tenants: [TENANT_B] },
+        }),
       },
     });
     dispatcher = webhookDispatcherFor({ knex: h.knex, client: h.temporal, config: h.config, log: pino({ level: 'silent' }) });
@@ -46,13 +50,19 @@ describe('outbound webhooks', () => {
   });
 
   async function webhook(clientId: string, path: string, eventTypes: string[], extra: Record<string, unknown> = {}) {
-    const res = await h.api('POST', `/v2/clients/${clientId}/webhooks`, { body: { url: receiver.url(path), event_types: eventTypes, ...extra } });
+    const res = await h.api('POST', `/v2/clients/${clientId}/webhooks`, {
+      body: { url: receiver.url(path), event_types: eventTypes, ...extra },
+    });
     expect(res.status).toBe(201);
     return res.body as { webhook_id: string; secret: string };
   }
 
   const signed = (secret: string, r: { headers: Record<string, any>; body: string }) =>
-    verify(secret, { id: r.headers['webhook-id'], timestamp: r.headers['webhook-timestamp'], signature: r.headers['webhook-signature'] }, r.body);
+    verify(
+      secret,
+      { id: r.headers['webhook-id'], timestamp: r.headers['webhook-timestamp'], signature: r.headers['webhook-signature'] },
+      r.body,
+    );
 
   it("delivers a job's completion signed with the endpoint's secret, and a service's events in order", async () => {
     const modelId = await activeModel(h);
@@ -61,11 +71,20 @@ describe('outbound webhooks', () => {
     const init = await initService(h, base, 'SVC-1', { seats: 3 });
     expect(init.status).toBe(202);
 
-    const jobEvent = await eventually(async () => receiver.requests('job').find((r) => r.json.type === 'job.succeeded'), 20000, 'job.succeeded');
+    const jobEvent = await eventually(
+      async () => receiver.requests('job').find((r) => r.json.type === 'job.succeeded'),
+      20000,
+      'job.succeeded',
+    );
     expect(signed(hook.secret, jobEvent)).toBe(true);
     expect(signed('whsec_' + Buffer.alloc(32).toString('base64'), jobEvent)).toBe(false);
     expect(jobEvent.headers['content-type']).toBe('application/json');
-    expect(jobEvent.json.data).toMatchObject({ job_id: init.body.job_id, status: 'success', client_id: clientId, temporal_url: expect.stringContaining(`job-${init.body.job_id}`) });
+    expect(jobEvent.json.data).toMatchObject({
+      job_id: init.body.job_id,
+      status: 'success',
+      client_id: clientId,
+      temporal_url: expect.stringContaining(`job-${init.body.job_id}`),
+    });
     // The body is the job as the API shows it.
     const job = await h.api('GET', `/v2/jobs/${init.body.job_id}`);
     expect(jobEvent.json.data).toEqual(job.body);
@@ -74,7 +93,11 @@ describe('outbound webhooks', () => {
     for (const status of ['failed', 'available', 'failed']) {
       expect((await h.api('PUT', `${base}/service/SVC-1/new_status`, { body: { status } })).status).toBe(200);
     }
-    const serviceEvents = () => receiver.requests('job').filter((r) => r.json.type.startsWith('service.')).map((r) => r.json.type);
+    const serviceEvents = () =>
+      receiver
+        .requests('job')
+        .filter((r) => r.json.type.startsWith('service.'))
+        .map((r) => r.json.type);
     await eventually(async () => serviceEvents().length === 4, 20000, 'four service events');
     expect(serviceEvents()).toEqual(['service.available', 'service.failed', 'service.available', 'service.failed']);
 
@@ -89,12 +112,26 @@ describe('outbound webhooks', () => {
     const { clientId, domainId, base } = await tenantWithDomain(h, { modelId: await activeModel(h) });
     const hook = await webhook(clientId, 'flaky', ['assignment.changed'], { filter: { domain_id: domainId } });
     receiver.answer((path, n) => (path === '/flaky' && n <= 3 ? 500 : 200));
-    expect((await h.api('POST', `${base}/assignments`, { body: { assignment_key: 'extra', model_id: (await h.api('GET', `${base}/assignments/default`)).body.model_id, model_version: '1' } })).status).toBe(201);
+    expect(
+      (
+        await h.api('POST', `${base}/assignments`, {
+          body: {
+            assignment_key: 'extra',
+            model_id: (await h.api('GET', `${base}/assignments/default`)).body.model_id,
+            model_version: '1',
+          },
+        })
+      ).status,
+    ).toBe(201);
 
-    const delivery = await eventually(async () => {
-      const items = (await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/deliveries`)).body.items;
-      return items[0]?.status === 'succeeded' && items[0];
-    }, 20000, 'the delivery to succeed');
+    const delivery = await eventually(
+      async () => {
+        const items = (await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/deliveries`)).body.items;
+        return items[0]?.status === 'succeeded' && items[0];
+      },
+      20000,
+      'the delivery to succeed',
+    );
     const requests = receiver.requests('flaky');
     expect(requests.map((r) => r.status)).toEqual([500, 500, 500, 200]);
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.event_id]));
@@ -108,11 +145,17 @@ describe('outbound webhooks', () => {
     await webhook(clientId, 'rollback', ['assignment.changed']);
     const modelId = (await h.api('GET', `${base}/assignments/default`)).body.model_id;
     // The commit fails after the upsert and its outbox row were written: a deferred constraint trigger refuses it.
-    await h.knex.raw(`CREATE OR REPLACE FUNCTION webhook_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused at commit by the test'; END $$ LANGUAGE plpgsql`);
-    await h.knex.raw(`CREATE CONSTRAINT TRIGGER webhook_test_refuse AFTER INSERT ON assignments DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.assignment_key = 'doomed') EXECUTE FUNCTION webhook_test_refuse()`);
+    await h.knex.raw(
+      `CREATE OR REPLACE FUNCTION webhook_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused at commit by the test'; END $$ LANGUAGE plpgsql`,
+    );
+    await h.knex.raw(
+      `CREATE CONSTRAINT TRIGGER webhook_test_refuse AFTER INSERT ON assignments DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.assignment_key = 'doomed') EXECUTE FUNCTION webhook_test_refuse()`,
+    );
     try {
       const assignments = createAssignmentsService({ knex: h.knex, rules: new FeatureRules(new UserSchemaCompiler()) });
-      await expect(assignments.upsertDomain(clientId, domainId, 'doomed', { model_id: modelId, model_version: '1' })).rejects.toThrow('refused at commit');
+      await expect(assignments.upsertDomain(clientId, domainId, 'doomed', { model_id: modelId, model_version: '1' })).rejects.toThrow(
+        'refused at commit',
+      );
     } finally {
       await h.knex.raw('DROP TRIGGER webhook_test_refuse ON assignments');
     }
@@ -126,7 +169,13 @@ describe('outbound webhooks', () => {
 
   it('refuses private, loopback and link-local targets that are not allow-listed, at creation and at send time', async () => {
     const { clientId } = await tenantWithDomain(h);
-    for (const url of ['http://10.0.0.8/hook', 'http://169.254.169.254/latest/meta-data', 'http://127.0.0.2:9/hook', 'http://[::1]:9/hook', 'http://192.168.1.1/x']) {
+    for (const url of [
+      'http://10.0.0.8/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://127.0.0.2:9/hook',
+      'http://[::1]:9/hook',
+      'http://192.168.1.1/x',
+    ]) {
       const res = await h.api('POST', `/v2/clients/${clientId}/webhooks`, { body: { url, event_types: ['job.failed'] } });
       expect([url, res.status]).toEqual([url, 422]);
       expect(res.body.message).toMatch(/url refused: .*(private|loopback|link-local)/);
@@ -136,16 +185,20 @@ describe('outbound webhooks', () => {
     await h.knex('webhook_endpoints').where({ webhook_id: hook.webhook_id }).update({ url: 'http://10.0.0.8/hook' });
     const ping = await h.api('POST', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/ping`);
     expect(ping.status).toBe(202);
-    const failed = await eventually(async () => {
-      const d = (await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/deliveries/${ping.body.delivery_id}`)).body;
-      return d.status === 'failed' && d;
-    }, 20000, 'the refused delivery');
+    const failed = await eventually(
+      async () => {
+        const d = (await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/deliveries/${ping.body.delivery_id}`)).body;
+        return d.status === 'failed' && d;
+      },
+      20000,
+      'the refused delivery',
+    );
     expect(failed.attempts).toBe(1);
     expect(failed.last_error).toMatch(/10\.0\.0\.8 is a private or reserved address/);
     expect((await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}`)).body.status).toBe('failing');
   });
 
-  it("lets a tenant see and manage only its own endpoints and deliveries", async () => {
+  it('lets a tenant see and manage only its own endpoints and deliveries', async () => {
     for (const id of [TENANT_A, TENANT_B]) expect((await h.api('PUT', `/v2/clients/${id}`, { body: {} })).status).toBeLessThan(300);
     const own = await webhook(TENANT_A, 'tenant-a', ['job.failed']);
     const other = await webhook(TENANT_B, 'tenant-b', ['job.failed']);
@@ -155,7 +208,9 @@ describe('outbound webhooks', () => {
     // Through its own tenant's path, another tenant's endpoint does not exist; the other tenant's path is closed.
     expect((await h.api('GET', `/v2/clients/${TENANT_A}${deliveries}`, { token: tokenA })).status).toBe(404);
     expect((await h.api('GET', `/v2/clients/${TENANT_A}${deliveries}/${pinged.body.delivery_id}`, { token: tokenA })).status).toBe(404);
-    expect((await h.api('POST', `/v2/clients/${TENANT_A}${deliveries}/${pinged.body.delivery_id}/redeliver`, { token: tokenA })).status).toBe(404);
+    expect(
+      (await h.api('POST', `/v2/clients/${TENANT_A}${deliveries}/${pinged.body.delivery_id}/redeliver`, { token: tokenA })).status,
+    ).toBe(404);
     expect((await h.api('GET', `/v2/clients/${TENANT_B}${deliveries}`, { token: tokenA })).status).toBe(403);
     expect((await h.api('DELETE', `/v2/clients/${TENANT_A}/webhooks/${other.webhook_id}`, { token: tokenA })).status).toBe(404);
     expect((await h.api('GET', '/v2/webhooks', { token: tokenA })).status).toBe(403);
@@ -163,7 +218,10 @@ describe('outbound webhooks', () => {
     expect(list.body.items.map((w: any) => w.webhook_id)).toEqual([own.webhook_id]);
     expect(list.body.items[0]).not.toHaveProperty('secret');
     // Registry events are for platform-wide endpoints.
-    const registry = await h.api('POST', `/v2/clients/${TENANT_A}/webhooks`, { token: tokenA, body: { url: receiver.url('x'), event_types: ['version.status_changed'] } });
+    const registry = await h.api('POST', `/v2/clients/${TENANT_A}/webhooks`, {
+      token: tokenA,
+      body: { url: receiver.url('x'), event_types: ['version.status_changed'] },
+    });
     expect(registry.status).toBe(422);
   });
 
@@ -187,8 +245,12 @@ describe('outbound webhooks', () => {
     dispatcher = undefined;
     await h.stopWorker();
     const env = {
-      ...WEBHOOK_ENV, WEBHOOK_DISPATCHER: 'on', DATABASE_URL: testEnv.databaseUrl, TEMPORAL_ADDRESS: testEnv.temporalAddress,
-      TEMPORAL_TASK_QUEUE: h.config.temporal.taskQueue, WORKER_SHUTDOWN_GRACE_SECONDS: '0',
+      ...WEBHOOK_ENV,
+      WEBHOOK_DISPATCHER: 'on',
+      DATABASE_URL: testEnv.databaseUrl,
+      TEMPORAL_ADDRESS: testEnv.temporalAddress,
+      TEMPORAL_TASK_QUEUE: h.config.temporal.taskQueue,
+      WORKER_SHUTDOWN_GRACE_SECONDS: '0',
       // Slower retries: the worker is killed between two attempts.
       WEBHOOK_RETRY_INITIAL_MS: '1000',
     };
@@ -204,10 +266,14 @@ describe('outbound webhooks', () => {
       await killHard(worker);
       down = false;
       worker = await spawnWorkerProcess(env);
-      const delivered = await eventually(async () => {
-        const items = (await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/deliveries`)).body.items;
-        return items[0]?.status === 'succeeded' && items[0];
-      }, 30000, 'the delivery after the restart');
+      const delivered = await eventually(
+        async () => {
+          const items = (await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}/deliveries`)).body.items;
+          return items[0]?.status === 'succeeded' && items[0];
+        },
+        30000,
+        'the delivery after the restart',
+      );
       const requests = receiver.requests('restart');
       expect(requests.at(-1)!.status).toBe(200);
       expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivered.event_id]));

@@ -7,14 +7,24 @@ const auth: AuthConfig = {
   ...loadConfig({}).auth,
   scopePrefix: 'platform/',
   groupsClaim: 'idp:groups',
-  machineClients: { ops: { access: 'platform', tenants: [] }, acme: { access: 'tenant', tenants: ['acme'] }, batch: { access: 'tenant', tenants: ['acme', 'globex'] } },
+  machineClients: {
+    ops: { access: 'platform', tenants: [] },
+    acme: { access: 'tenant', tenants: ['acme'] },
+    batch: { access: 'tenant', tenants: ['acme', 'globex'] },
+  },
 };
 const principal = (claims: Record<string, unknown>) => principalFromClaims(claims, auth)!;
 
 describe('scope → permission mapping', () => {
   it('maps each scope and lets manage_domains include manage_services', () => {
-    expect([...permissionsFromScopes('platform/manage_domains', 'platform/').permissions].sort()).toEqual(['manage_domains', 'manage_services']);
-    expect([...permissionsFromScopes('platform/read_models platform/complete_job', 'platform/').permissions].sort()).toEqual(['complete_job', 'read_models']);
+    expect([...permissionsFromScopes('platform/manage_domains', 'platform/').permissions].sort()).toEqual([
+      'manage_domains',
+      'manage_services',
+    ]);
+    expect([...permissionsFromScopes('platform/read_models platform/complete_job', 'platform/').permissions].sort()).toEqual([
+      'complete_job',
+      'read_models',
+    ]);
   });
 
   it('grants every permission to admin', () => {
@@ -38,7 +48,9 @@ describe('principals', () => {
 
   it('gives a human in group admin every permission, others their scopes', () => {
     expect(principal({ username: 'root', 'idp:groups': ['admin'] }).permissions.size).toBe(PERMISSIONS.length);
-    expect([...principal({ username: 'al', 'idp:groups': ['client:acme'], scope: 'platform/client_read' }).permissions]).toEqual(['client_read']);
+    expect([...principal({ username: 'al', 'idp:groups': ['client:acme'], scope: 'platform/client_read' }).permissions]).toEqual([
+      'client_read',
+    ]);
   });
 
   it('recognises neither without client_id, username or groups', () => {

@@ -6,10 +6,14 @@ import { toActivityFailure, UNKNOWN_FAILURE_ATTEMPTS } from '../../activities/cl
 
 /** Errors shaped as pg, knex, grpc-js and the AWS SDK v3 throw them. */
 const pgError = (code: string, message = 'pg error') => Object.assign(new Error(message), { code, severity: 'FATAL' });
-const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -111, syscall: 'connect', address: '127.0.0.1', port: 5432 });
+const socketError = (code: string) =>
+  Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -111, syscall: 'connect', address: '127.0.0.1', port: 5432 });
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code, details: 'grpc details', metadata: new Metadata() });
-const awsError = (name: string, httpStatusCode: number | undefined, fault: 'client' | 'server' = httpStatusCode && httpStatusCode >= 500 ? 'server' : 'client') =>
-  Object.assign(new Error(`${name} message`), { name, $fault: fault, $metadata: { httpStatusCode } });
+const awsError = (
+  name: string,
+  httpStatusCode: number | undefined,
+  fault: 'client' | 'server' = httpStatusCode && httpStatusCode >= 500 ? 'server' : 'client',
+) => Object.assign(new Error(`${name} message`), { name, $fault: fault, $metadata: { httpStatusCode } });
 
 describe('failure classes', () => {
   it.each([
@@ -20,12 +24,18 @@ describe('failure classes', () => {
     ['53300 too many connections', pgError('53300')],
     ['08006 connection failure', pgError('08006')],
     ['a connection that ended mid-query', new Error('Connection terminated unexpectedly')],
-    ['no pool connection in time', Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })],
+    [
+      'no pool connection in time',
+      Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
+    ],
   ])('Postgres outage: %s', (_what, err) => {
     expect(classifyFailure(err)).toMatchObject({ kind: 'outage', dependency: 'Postgres' });
   });
 
-  it.each([['40P01 deadlock', '40P01'], ['40001 serialization failure', '40001']])('Postgres contention: %s', (_what, code) => {
+  it.each([
+    ['40P01 deadlock', '40P01'],
+    ['40001 serialization failure', '40001'],
+  ])('Postgres contention: %s', (_what, code) => {
     expect(classifyFailure(pgError(code))).toMatchObject({ kind: 'contention', dependency: 'Postgres' });
   });
 
@@ -38,7 +48,10 @@ describe('failure classes', () => {
   });
 
   it('Temporal outage: an update call that ran out of time', () => {
-    expect(classifyFailure(new WorkflowUpdateRPCTimeoutOrCancelledError('timed out'))).toMatchObject({ kind: 'outage', dependency: 'Temporal' });
+    expect(classifyFailure(new WorkflowUpdateRPCTimeoutOrCancelledError('timed out'))).toMatchObject({
+      kind: 'outage',
+      dependency: 'Temporal',
+    });
   });
 
   it('Temporal refusal that is not an outage (NOT_FOUND) is left to the caller', () => {

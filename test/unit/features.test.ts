@@ -6,7 +6,11 @@ const rules = new FeatureRules(new UserSchemaCompiler());
 const defs: FeatureDefinition[] = [
   { name: 'seats', json_schema: { type: 'integer', minimum: 1 }, mandatory: true },
   { name: 'cabin', json_schema: { enum: ['economy', 'business'], default: 'economy' }, mandatory: true },
-  { name: 'legs', json_schema: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }], minItems: 2, maxItems: 2 }, mandatory: false },
+  {
+    name: 'legs',
+    json_schema: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }], minItems: 2, maxItems: 2 },
+    mandatory: false,
+  },
   { name: 'fare', json_schema: { oneOf: [{ type: 'number', maximum: 100 }, { const: 'free' }] }, mandatory: false },
 ];
 
@@ -29,7 +33,9 @@ describe('feature definitions', () => {
   });
 
   it('checks keywords inside items, prefixItems and oneOf', () => {
-    expect(rules.definitionProblems([{ name: 'x', json_schema: { oneOf: [{ type: 'string', format: 'email' }] }, mandatory: false }])[0]).toContain('oneOf[0].format');
+    expect(
+      rules.definitionProblems([{ name: 'x', json_schema: { oneOf: [{ type: 'string', format: 'email' }] }, mandatory: false }])[0],
+    ).toContain('oneOf[0].format');
   });
 
   it('throws the spec 422 for invalid definitions', () => {

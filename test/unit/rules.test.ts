@@ -12,7 +12,11 @@ import type { ModelRow } from '../../src/db/models.repository';
 describe('configuration', () => {
   it('applies defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, temporal: { namespace: 'default', taskQueue: 'model-jobs' }, auth: { scopePrefix: 'platform/', groupsClaim: 'idp:groups', machineClients: {} } });
+    expect(c).toMatchObject({
+      port: 8080,
+      temporal: { namespace: 'default', taskQueue: 'model-jobs' },
+      auth: { scopePrefix: 'platform/', groupsClaim: 'idp:groups', machineClients: {} },
+    });
   });
 
   it('names the variable at fault', () => {
@@ -26,9 +30,15 @@ describe('configuration', () => {
   });
 
   it('reads the drain and metrics settings: no worker metrics unless asked, the SDK exporter on the next port', () => {
-    expect(loadConfig({})).toMatchObject({ shutdown: { delaySeconds: 0, timeoutSeconds: 25, workerGraceSeconds: 20 }, workerMetrics: { port: undefined, sdkPort: undefined } });
+    expect(loadConfig({})).toMatchObject({
+      shutdown: { delaySeconds: 0, timeoutSeconds: 25, workerGraceSeconds: 20 },
+      workerMetrics: { port: undefined, sdkPort: undefined },
+    });
     expect(loadConfig({ WORKER_METRICS_PORT: '9464' }).workerMetrics).toEqual({ port: 9464, sdkPort: 9465 });
-    expect(loadConfig({ WORKER_METRICS_PORT: '9464', WORKER_SDK_METRICS_PORT: '9600', SHUTDOWN_DELAY_SECONDS: '5' })).toMatchObject({ workerMetrics: { sdkPort: 9600 }, shutdown: { delaySeconds: 5 } });
+    expect(loadConfig({ WORKER_METRICS_PORT: '9464', WORKER_SDK_METRICS_PORT: '9600', SHUTDOWN_DELAY_SECONDS: '5' })).toMatchObject({
+      workerMetrics: { sdkPort: 9600 },
+      shutdown: { delaySeconds: 5 },
+    });
   });
 });
 
@@ -51,17 +61,28 @@ describe('status transitions', () => {
 
 describe('subscription staleness', () => {
   const model = (contracts: ModelRow['handler_contracts']) =>
-    ({ handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } }, handler_contracts: contracts }) as unknown as ModelRow;
+    ({
+      handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } },
+      handler_contracts: contracts,
+    }) as unknown as ModelRow;
 
   it('follows handler changes when no contracts are set', () => {
-    expect(staleningChange(model(null), { handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'lambda', arn: 'f' } } })).toBe(true);
+    expect(
+      staleningChange(model(null), {
+        handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'lambda', arn: 'f' } },
+      }),
+    ).toBe(true);
     expect(staleningChange(model(null), { description: 'x' })).toBe(false);
   });
 
   it('follows contract changes when contracts are set', () => {
     const contracts = { inference: { input_schema: { type: 'object' } } };
-    expect(staleningChange(model(contracts), { handlers: { training: { type: 'lambda', arn: 'g' }, inference: { type: 'lambda', arn: 'f' } } })).toBe(false);
-    expect(staleningChange(model(contracts), { handler_contracts: { inference: { input_schema: { type: 'object', required: ['a'] } } } })).toBe(true);
+    expect(
+      staleningChange(model(contracts), { handlers: { training: { type: 'lambda', arn: 'g' }, inference: { type: 'lambda', arn: 'f' } } }),
+    ).toBe(false);
+    expect(
+      staleningChange(model(contracts), { handler_contracts: { inference: { input_schema: { type: 'object', required: ['a'] } } } }),
+    ).toBe(true);
     expect(staleningChange(model(contracts), { handler_contracts: { inference: { input_schema: { type: 'object' } } } })).toBe(false);
   });
 });

@@ -26,7 +26,8 @@ describe('Standard Webhooks signatures', () => {
     const next = newSecret();
     const header = signatureHeader([next, SECRET], ID, TS, BODY);
     expect(header.split(' ')).toHaveLength(2);
-    for (const secret of [next, SECRET]) expect(verify(secret, { id: ID, timestamp: String(TS), signature: header }, BODY, 300, TS * 1000)).toBe(true);
+    for (const secret of [next, SECRET])
+      expect(verify(secret, { id: ID, timestamp: String(TS), signature: header }, BODY, 300, TS * 1000)).toBe(true);
   });
 
   it('uses new secrets of 32 random bytes in the whsec_ form', () => {

@@ -33,9 +33,7 @@ function mockActivities(overrides: Partial<Record<keyof Activities, (...args: an
     fireSubscription: async ({ subscriptionId }: { subscriptionId: string }) => ({ job_id: `cascade-of-${subscriptionId}` }),
     storeCompletionResult: async () => undefined,
   };
-  return Object.fromEntries(
-    Object.entries({ ...defaults, ...overrides }).map(([name, fn]) => [name, jest.fn(fn)]),
-  ) as unknown as Mocks;
+  return Object.fromEntries(Object.entries({ ...defaults, ...overrides }).map(([name, fn]) => [name, jest.fn(fn)])) as unknown as Mocks;
 }
 
 describe('modelJobWorkflow', () => {
@@ -44,7 +42,12 @@ describe('modelJobWorkflow', () => {
 
   beforeAll(async () => {
     env = await TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: CLI }, ui: false, searchAttributes: JOB_SEARCH_ATTRIBUTES, log: { format: 'json', level: 'error' } },
+      server: {
+        executable: { type: 'existing-path', path: CLI },
+        ui: false,
+        searchAttributes: JOB_SEARCH_ATTRIBUTES,
+        log: { format: 'json', level: 'error' },
+      },
     });
   });
   afterAll(() => env?.teardown());
@@ -68,7 +71,11 @@ describe('modelJobWorkflow', () => {
   }
 
   function start(taskQueue: string, jobId: string, completionDeadlineSeconds = 30) {
-    return env.client.workflow.start('modelJobWorkflow', { workflowId: `job-${jobId}`, taskQueue, args: [{ jobId, completionDeadlineSeconds }] });
+    return env.client.workflow.start('modelJobWorkflow', {
+      workflowId: `job-${jobId}`,
+      taskQueue,
+      args: [{ jobId, completionDeadlineSeconds }],
+    });
   }
 
   it('completes through the update: records the report, fires subscriptions, answers with the result', async () => {
@@ -84,12 +91,18 @@ describe('modelJobWorkflow', () => {
       { subscription_id: 'sub-2', job_id: 'cascade-of-sub-2' },
     ]);
     expect(activities.recordCompletion).toHaveBeenCalledWith('wf-cascade', { status: 'success', output: { path: 's3://out' } });
-    expect(activities.fireSubscription).toHaveBeenCalledWith({ sourceJobId: 'wf-cascade', subscriptionId: 'sub-1', triggerOutput: { path: 's3://out' } });
+    expect(activities.fireSubscription).toHaveBeenCalledWith({
+      sourceJobId: 'wf-cascade',
+      subscriptionId: 'sub-1',
+      triggerOutput: { path: 's3://out' },
+    });
     expect(activities.storeCompletionResult).toHaveBeenCalledWith('wf-cascade', result);
   });
 
   it('takes the in-process result of the dispatch as the report', async () => {
-    const activities = mockActivities({ dispatchJob: async () => ({ kind: 'completed', report: { status: 'success', output: { sum: 3 } } }) });
+    const activities = mockActivities({
+      dispatchJob: async () => ({ kind: 'completed', report: { status: 'success', output: { sum: 3 } } }),
+    });
     const result = await withWorker('successful-job', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-inproc');
       return { workflowId: handle.workflowId, value: (await handle.result()) as CompletionResult };
@@ -127,12 +140,19 @@ describe('modelJobWorkflow', () => {
       // Holds the recording open so both reports reach the running workflow.
       recordCompletion: async (jobId: string, report: CompletionReport) => {
         await new Promise((r) => setTimeout(r, 300));
-        return { status: report.status, triggerEvent: null, base: { job_id: jobId, model_id: 'm', model_version: '1', status: report.status } };
+        return {
+          status: report.status,
+          triggerEvent: null,
+          base: { job_id: jobId, model_id: 'm', model_version: '1', status: report.status },
+        };
       },
     });
     const { first, repeat, conflict } = await withWorker('repeated-completion', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-repeat');
-      const accepted = await handle.startUpdate(completeJobUpdate, { args: [{ status: 'failure', error: { code: 'x' } }], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const accepted = await handle.startUpdate(completeJobUpdate, {
+        args: [{ status: 'failure', error: { code: 'x' } }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
       const [first, repeat, conflict] = await Promise.all([
         accepted.result(),
         handle.executeUpdate(completeJobUpdate, { args: [{ status: 'failure', error: { code: 'x' } }] }),
@@ -158,14 +178,18 @@ describe('modelJobWorkflow', () => {
       return { workflowId: handle.workflowId, value: (await handle.result()) as CompletionResult };
     });
     expect(result.status).toBe('failure');
-    expect(activities.recordCompletion).toHaveBeenCalledWith('wf-refused', { status: 'failure', error: { message: 'dispatch failed: function not found' } });
+    expect(activities.recordCompletion).toHaveBeenCalledWith('wf-refused', {
+      status: 'failure',
+      error: { message: 'dispatch failed: function not found' },
+    });
   });
 
   it('reports a cascade entry that cannot fire as an error and still fires the others', async () => {
     const activities = mockActivities({
       triggeredSubscriptions: async () => ['good', 'stale'],
       fireSubscription: async ({ subscriptionId }: { subscriptionId: string }) => {
-        if (subscriptionId === 'stale') throw ApplicationFailure.create({ message: 'subscription is stale', type: 'CascadeRejected', nonRetryable: true });
+        if (subscriptionId === 'stale')
+          throw ApplicationFailure.create({ message: 'subscription is stale', type: 'CascadeRejected', nonRetryable: true });
         return { job_id: 'cascade-good' };
       },
     });

@@ -12,16 +12,22 @@ import { testEnv } from '../helpers/test-env';
  */
 const dir = path.join(__dirname, 'histories');
 // Today's histories at the top, those of earlier workflow versions in a folder named for the change that followed.
-const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('replay of recorded job histories', () => {
   it('finds the committed histories', () => {
     expect(files).toEqual(expect.arrayContaining(['successful-job.json', 'timed-out-job.json', 'cascading-job.json']));
-    expect(files).toEqual(expect.arrayContaining(['before-local-db-steps/successful-job.json', 'before-local-db-steps/cascading-job.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['before-local-db-steps/successful-job.json', 'before-local-db-steps/cascading-job.json']),
+    );
   });
 
   it.each(files)('replays %s without a determinism violation', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
-    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: testEnv.workflowBundlePath } }, history, file)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: testEnv.workflowBundlePath } }, history, file),
+    ).resolves.toBeUndefined();
   });
 });

@@ -16,13 +16,17 @@ export const assignmentSchemas: Record<string, object> = {
       metadata: described('Free-form metadata', obj),
       service_updates: {
         type: 'array',
-        description: 'Only on the domain `default` key: patches merged into provided_features of services that have not departed, validated against the target version\'s freeze in the same transaction',
+        description:
+          "Only on the domain `default` key: patches merged into provided_features of services that have not departed, validated against the target version's freeze in the same transaction",
         maxItems: 1000,
         items: {
           type: 'object',
           additionalProperties: false,
           required: ['service_id', 'static_features'],
-          properties: { service_id: described('A service of the domain', id), static_features: described('Features to merge into its provided_features', obj) },
+          properties: {
+            service_id: described('A service of the domain', id),
+            static_features: described('Features to merge into its provided_features', obj),
+          },
         },
       },
     },
@@ -32,13 +36,27 @@ export const assignmentSchemas: Record<string, object> = {
     type: 'object',
     allOf: [ref('AssignmentFields')],
     required: ['assignment_key'],
-    properties: { assignment_key: described('Stable capability key within the domain or service; `default` is the domain default assignment', id) },
+    properties: {
+      assignment_key: described('Stable capability key within the domain or service; `default` is the domain default assignment', id),
+    },
     unevaluatedProperties: false,
   },
   Assignment: {
     type: 'object',
     description: 'One revision of a keyed binding of a model version to a domain or a service',
-    required: ['assignment_id', 'domain_id', 'assignment_key', 'model_id', 'model_version', 'status', 'role', 'settings', 'metadata', 'created_at', 'updated_at'],
+    required: [
+      'assignment_id',
+      'domain_id',
+      'assignment_key',
+      'model_id',
+      'model_version',
+      'status',
+      'role',
+      'settings',
+      'metadata',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       assignment_id: described('Identifier of this revision; every upsert makes a new one', { type: 'string', format: 'uuid' }),
       domain_id: described('The domain', id),
@@ -60,7 +78,7 @@ export const assignmentSchemas: Record<string, object> = {
     properties: {
       service_id: described('Identifier within the domain; an existing service is re-initialized', id),
       departure_datetime: described('When the service departs; departed services no longer block assignments', dateTime),
-      static_features: described('Feature values, validated against the default assignment\'s frozen feature schema; `{}` for none', obj),
+      static_features: described("Feature values, validated against the default assignment's frozen feature schema; `{}` for none", obj),
     },
   },
   UpdateServiceRequest: {
@@ -81,7 +99,16 @@ export const assignmentSchemas: Record<string, object> = {
   Service: {
     type: 'object',
     description: 'A unit of work of a domain (a departure, say) with its features',
-    required: ['domain_id', 'service_id', 'status', 'departure_datetime', 'provided_features', 'resolved_features', 'created_at', 'updated_at'],
+    required: [
+      'domain_id',
+      'service_id',
+      'status',
+      'departure_datetime',
+      'provided_features',
+      'resolved_features',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       domain_id: described('The domain', id),
       service_id: described('Identifier within the domain', id),
@@ -100,7 +127,7 @@ export const assignmentSchemas: Record<string, object> = {
     properties: {
       service_id: described('The service, for service init and service assignment runs', id),
       job_id: described('The job; read it at GET /v2/jobs/{job_id}', { type: 'string' }),
-      job_url: described('The job\'s workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known', { type: ['string', 'null'] }),
+      job_url: described("The job's workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known", { type: ['string', 'null'] }),
     },
   },
 };

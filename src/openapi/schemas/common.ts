@@ -18,7 +18,9 @@ const UUID_PATH_PARAMETERS = new Set(['subscription_id', 'webhook_id', 'delivery
 
 /** The schema of a path parameter: a UUID where the column is one, else the shared identifier pattern. */
 export function pathParameterSchema(name: string): { type: 'string'; pattern: string; format?: 'uuid' } {
-  return UUID_PATH_PARAMETERS.has(name) ? { type: 'string', format: 'uuid', pattern: UUID_PATTERN } : { type: 'string', pattern: IDENTIFIER_PATTERN };
+  return UUID_PATH_PARAMETERS.has(name)
+    ? { type: 'string', format: 'uuid', pattern: UUID_PATTERN }
+    : { type: 'string', pattern: IDENTIFIER_PATTERN };
 }
 
 export const commonSchemas: Record<string, object> = {
@@ -33,7 +35,8 @@ export const commonSchemas: Record<string, object> = {
   },
   AssignBlockedErrorResponse: {
     type: 'object',
-    description: 'A domain default assignment refused because services that have not departed do not satisfy the target version\'s feature freeze',
+    description:
+      "A domain default assignment refused because services that have not departed do not satisfy the target version's feature freeze",
     required: ['error', 'blocking_services'],
     properties: {
       error: { type: 'string', description: 'Why the assignment was blocked' },
@@ -59,7 +62,10 @@ export const commonSchemas: Record<string, object> = {
       status: described('`ok` when the database and Temporal answer and jobs can start', { enum: ['ok', 'degraded'] }),
       database: described('`ok`, or `unavailable: <reason>`', { type: 'string' }),
       temporal: described('`ok`, or `unavailable: <reason>`', { type: 'string' }),
-      job_starts: described('`ok`, or `unavailable: <reason>` when a job could not start now (e.g. the namespace lacks the job search attributes)', { type: 'string' }),
+      job_starts: described(
+        '`ok`, or `unavailable: <reason>` when a job could not start now (e.g. the namespace lacks the job search attributes)',
+        { type: 'string' },
+      ),
     },
   },
   Liveness: {
@@ -75,7 +81,10 @@ export const commonSchemas: Record<string, object> = {
       serving: { enum: ['ok', 'draining'], description: '`draining` once a shutdown started; the dependencies are not probed then' },
       database: { type: 'string' },
       temporal: { type: 'string' },
-      job_starts: { type: 'string', description: '`ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes)' },
+      job_starts: {
+        type: 'string',
+        description: '`ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes)',
+      },
       migrations: { type: 'string', description: '`ok`, or the migrations not yet applied' },
     },
   },

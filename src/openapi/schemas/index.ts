@@ -8,4 +8,11 @@ import { webhookSchemas } from './webhooks';
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
 /** Component schemas of the OpenAPI document: the single source for request validation and the docs. */
-export const schemas: Record<string, object> = { ...commonSchemas, ...tenantSchemas, ...modelSchemas, ...assignmentSchemas, ...jobSchemas, ...webhookSchemas };
+export const schemas: Record<string, object> = {
+  ...commonSchemas,
+  ...tenantSchemas,
+  ...modelSchemas,
+  ...assignmentSchemas,
+  ...jobSchemas,
+  ...webhookSchemas,
+};

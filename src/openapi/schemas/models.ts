@@ -12,7 +12,8 @@ export const modelSchemas: Record<string, object> = {
       arn: {
         type: 'string',
         description: 'A Lambda function ARN or function name',
-        pattern: '^(arn:aws[a-zA-Z-]*:lambda:[a-z]{2}(-[a-z]+)+-\\d+:\\d{12}:function:[A-Za-z0-9_-]{1,64}(:(\\$LATEST|[A-Za-z0-9_-]{1,128}))?|[A-Za-z0-9_-]{1,64})$',
+        pattern:
+          '^(arn:aws[a-zA-Z-]*:lambda:[a-z]{2}(-[a-z]+)+-\\d+:\\d{12}:function:[A-Za-z0-9_-]{1,64}(:(\\$LATEST|[A-Za-z0-9_-]{1,128}))?|[A-Za-z0-9_-]{1,64})$',
       },
       version: { type: 'string', description: 'Version or alias qualifier', pattern: '^(\\$LATEST|[A-Za-z0-9_-]{1,128})$' },
     },
@@ -45,7 +46,8 @@ export const modelSchemas: Record<string, object> = {
   },
   InProcessHandler: {
     type: 'object',
-    description: 'An implementation registered in the service. Built-ins: `echo` returns its input, `sum` adds `input.values`, `fail` always fails, `manual` waits for a report on the completion route',
+    description:
+      'An implementation registered in the service. Built-ins: `echo` returns its input, `sum` adds `input.values`, `fail` always fails, `manual` waits for a report on the completion route',
     additionalProperties: false,
     required: ['type', 'name'],
     properties: {
@@ -94,7 +96,7 @@ export const modelSchemas: Record<string, object> = {
       version: described('The first version, created pending; default "1"', id),
       version_description: described('Description of the first version', { type: 'string', maxLength: 10000 }),
       version_metadata: described('Metadata of the first version', obj),
-      features: described('The first version\'s feature freeze: what services must provide to use it', ref('FeatureDefinitions')),
+      features: described("The first version's feature freeze: what services must provide to use it", ref('FeatureDefinitions')),
     },
   },
   UpdateModelRequest: {
@@ -144,7 +146,11 @@ export const modelSchemas: Record<string, object> = {
     properties: {
       model: ref('Model'),
       version: described('The newest version', { oneOf: [ref('ModelVersion'), { type: 'null' }] }),
-      stale_subscriptions: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'On update: the subscriptions this change made stale' },
+      stale_subscriptions: {
+        type: 'array',
+        items: { type: 'string', format: 'uuid' },
+        description: 'On update: the subscriptions this change made stale',
+      },
     },
   },
   CreateVersionRequest: {
@@ -162,6 +168,10 @@ export const modelSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     required: ['status'],
-    properties: { status: described('The new status (start training with POST .../train instead of `training`)', { enum: ['pending', 'training', 'active', 'failed'] }) },
+    properties: {
+      status: described('The new status (start training with POST .../train instead of `training`)', {
+        enum: ['pending', 'training', 'active', 'failed'],
+      }),
+    },
   },
 };

@@ -10,7 +10,9 @@ export const tenantSchemas: Record<string, object> = {
       client_id: described('Tenant identifier, as used in paths', id),
       client_uuid: described('Internal identifier', { type: 'string', format: 'uuid' }),
       name: described('Display name', { type: 'string' }),
-      status: described('`suspended` tenants keep their data readable and editable but start no new jobs', { enum: ['active', 'suspended'] }),
+      status: described('`suspended` tenants keep their data readable and editable but start no new jobs', {
+        enum: ['active', 'suspended'],
+      }),
       ...ts,
     },
   },
@@ -27,12 +29,19 @@ export const tenantSchemas: Record<string, object> = {
   },
   FeatureDefinition: {
     type: 'object',
-    description: 'A named input of a domain\'s services',
+    description: "A named input of a domain's services",
     additionalProperties: false,
     required: ['name', 'json_schema', 'mandatory'],
     properties: {
-      name: described('Feature name, unique in the set: a letter or `_`, then letters, digits, `_`, `.`, `-`', { type: 'string', minLength: 1, maxLength: 128 }),
-      json_schema: described('JSON Schema 2020-12 of the value, using only type, enum, minimum, maximum, items, prefixItems, minItems, maxItems, oneOf and the annotations default, description, title, const, $schema. A `default` applies when the value is omitted.', { type: 'object' }),
+      name: described('Feature name, unique in the set: a letter or `_`, then letters, digits, `_`, `.`, `-`', {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+      }),
+      json_schema: described(
+        'JSON Schema 2020-12 of the value, using only type, enum, minimum, maximum, items, prefixItems, minItems, maxItems, oneOf and the annotations default, description, title, const, $schema. A `default` applies when the value is omitted.',
+        { type: 'object' },
+      ),
       mandatory: described('When true, a service must provide the value unless the schema has a default', { type: 'boolean' }),
     },
   },
@@ -45,7 +54,9 @@ export const tenantSchemas: Record<string, object> = {
       client_id: described('The owning tenant', id),
       domain_id: described('Identifier within the tenant', id),
       domain_uuid: described('Internal identifier', { type: 'string', format: 'uuid' }),
-      status: described('Services can be initialized and service assignments bound only in `active` domains', { enum: ['not_ready', 'active'] }),
+      status: described('Services can be initialized and service assignments bound only in `active` domains', {
+        enum: ['not_ready', 'active'],
+      }),
       ...ts,
     },
   },

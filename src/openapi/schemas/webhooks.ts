@@ -3,11 +3,18 @@ import { EVENT_TYPES } from '../../webhooks/event-types';
 
 const nullableTime = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description });
 const eventTypes = {
-  type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true,
-  description: 'The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only',
+  type: 'array',
+  minItems: 1,
+  maxItems: EVENT_TYPES.length,
+  uniqueItems: true,
+  description:
+    'The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only',
   items: { enum: [...EVENT_TYPES] },
 };
-const url = described('Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it', { type: 'string', minLength: 8, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
+const url = described(
+  'Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it',
+  { type: 'string', minLength: 8, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' },
+);
 const filter = {
   type: 'object',
   additionalProperties: false,
@@ -29,19 +36,43 @@ export const webhookSchemas: Record<string, object> = {
     additionalProperties: false,
     minProperties: 1,
     properties: {
-      url, event_types: eventTypes, filter, description,
+      url,
+      event_types: eventTypes,
+      filter,
+      description,
       status: described('`disabled` stops deliveries; `active` resumes them and clears `failing`', { enum: ['active', 'disabled'] }),
     },
   },
   Webhook: {
     type: 'object',
     description: 'An endpoint that receives signed event deliveries (Standard Webhooks)',
-    required: ['webhook_id', 'client_id', 'url', 'description', 'event_types', 'filter', 'status', 'failing_since', 'previous_secret_expires_at', 'created_at', 'updated_at'],
+    required: [
+      'webhook_id',
+      'client_id',
+      'url',
+      'description',
+      'event_types',
+      'filter',
+      'status',
+      'failing_since',
+      'previous_secret_expires_at',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       webhook_id: described('Endpoint identifier', { type: 'string', format: 'uuid' }),
-      client_id: { type: ['string', 'null'], description: 'The tenant whose events it receives; null for a platform-wide endpoint (every tenant and the model registry)' },
-      url, event_types: eventTypes, filter, description,
-      status: described('`failing` once a delivery gave up after its retries (deliveries go on; a success makes it `active` again); `disabled`: nothing is sent', { enum: ['active', 'disabled', 'failing'] }),
+      client_id: {
+        type: ['string', 'null'],
+        description: 'The tenant whose events it receives; null for a platform-wide endpoint (every tenant and the model registry)',
+      },
+      url,
+      event_types: eventTypes,
+      filter,
+      description,
+      status: described(
+        '`failing` once a delivery gave up after its retries (deliveries go on; a success makes it `active` again); `disabled`: nothing is sent',
+        { enum: ['active', 'disabled', 'failing'] },
+      ),
       failing_since: nullableTime('When it became failing'),
       previous_secret_expires_at: nullableTime('Until then deliveries are also signed with the secret before the last rotation'),
       created_at: described('When the endpoint was created; it receives events of changes made after it', dateTime),
@@ -50,7 +81,18 @@ export const webhookSchemas: Record<string, object> = {
   },
   WebhookWithSecret: {
     description: 'The new endpoint with its signing secret, shown this once',
-    allOf: [{ $ref: '#/components/schemas/Webhook' }, { type: 'object', required: ['secret'], properties: { secret: described('`whsec_` + base64 of 32 random bytes: the HMAC-SHA256 key of the `webhook-signature` header', { type: 'string' }) } }],
+    allOf: [
+      { $ref: '#/components/schemas/Webhook' },
+      {
+        type: 'object',
+        required: ['secret'],
+        properties: {
+          secret: described('`whsec_` + base64 of 32 random bytes: the HMAC-SHA256 key of the `webhook-signature` header', {
+            type: 'string',
+          }),
+        },
+      },
+    ],
   },
   WebhookSecret: {
     type: 'object',
@@ -65,13 +107,30 @@ export const webhookSchemas: Record<string, object> = {
   WebhookDelivery: {
     type: 'object',
     description: 'One event on its way to one endpoint: retried with exponential backoff until it succeeds or gives up',
-    required: ['delivery_id', 'webhook_id', 'event_id', 'event_type', 'status', 'attempts', 'last_status_code', 'last_latency_ms', 'last_error', 'next_attempt_at', 'completed_at', 'created_at', 'updated_at', 'attempt_log'],
+    required: [
+      'delivery_id',
+      'webhook_id',
+      'event_id',
+      'event_type',
+      'status',
+      'attempts',
+      'last_status_code',
+      'last_latency_ms',
+      'last_error',
+      'next_attempt_at',
+      'completed_at',
+      'created_at',
+      'updated_at',
+      'attempt_log',
+    ],
     properties: {
       delivery_id: described('Delivery identifier', { type: 'string', format: 'uuid' }),
       webhook_id: described('The endpoint', { type: 'string', format: 'uuid' }),
       event_id: described('The event, sent as `webhook-id`: the same on every attempt and redelivery', { type: 'string', format: 'uuid' }),
       event_type: described('The event type (or `webhook.test` for a ping)', { type: 'string' }),
-      status: described('`pending` while attempts go on; `succeeded` on a 2xx; `failed` after the give-up', { enum: ['pending', 'succeeded', 'failed'] }),
+      status: described('`pending` while attempts go on; `succeeded` on a 2xx; `failed` after the give-up', {
+        enum: ['pending', 'succeeded', 'failed'],
+      }),
       attempts: described('Attempts made so far', { type: 'integer', minimum: 0 }),
       last_status_code: { type: ['integer', 'null'], description: 'The status of the last answer; null when none came' },
       last_latency_ms: { type: ['integer', 'null'], description: 'How long the last attempt took' },
