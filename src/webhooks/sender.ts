@@ -54,6 +54,7 @@ export async function postWebhook(
       {
         method: 'POST',
         headers: { ...target.headers, 'content-length': Buffer.byteLength(target.body) },
+        // dns.lookup's overloads (with and without `all`) cannot be written as one function type; `pinned` answers both.
         lookup: pinned as unknown as LookupFunction,
         // A connection of its own: a pooled socket would skip the check of this attempt's addresses.
         agent: false,
