@@ -1,5 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
+import { ConfigError, integer, type Env } from './env-values';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -70,17 +71,7 @@ export interface Config {
   webhooks: WebhookConfig;
 }
 
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
+export { ConfigError };
 
 function optionalPort(env: Env, name: string): number | undefined {
   if (env[name] === undefined || env[name] === '') return undefined;

@@ -2,6 +2,7 @@ import type { WebhookRetrySchedule } from '../../workflows/webhook-definitions';
 
 export type { WebhookRetrySchedule };
 import { BlockList, isIP } from 'node:net';
+import { integer, type Env } from '../env-values';
 
 /** Outbound webhook settings (docs/webhooks.md). */
 export interface WebhookConfig {
@@ -20,16 +21,6 @@ export interface WebhookConfig {
   dispatchIntervalMs: number;
   /** A pending delivery with no attempt this long after it was queued has lost its workflow start; it is launched again. */
   relaunchAfterSeconds: number;
-}
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
 }
 
 /** `a.b.c.d/n`, `a:b::/n` or a bare address (a range of one). */
