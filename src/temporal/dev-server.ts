@@ -1,4 +1,5 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnLogged, stopChild } from './child-process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -58,16 +59,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
   }
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const forward = (chunk: Buffer) =>
-    chunk
-      .toString()
-      .split('\n')
-      .filter(Boolean)
-      .forEach((l) => options.onOutput?.(l));
-  child.stdout.on('data', forward);
-  child.stderr.on('data', forward);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child, exited } = spawnLogged(binary, args, options.onOutput);
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 
@@ -79,11 +71,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     process: child,
     async stop() {
       process.removeListener('exit', killOnExit);
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-      await exited;
-      clearTimeout(timer);
+      await stopChild(child, exited, 10000);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -6,6 +6,7 @@ import knexFactory from 'knex';
 import Long from 'long';
 import { projectRoot } from '../paths';
 import { freePort } from './dev-server';
+import { spawnLogged, stopChild } from './child-process';
 
 /**
  * The production-shaped Temporal server, run here from binaries built with `npm run setup:temporal -- server`:
@@ -133,28 +134,6 @@ dcRedirectionPolicy:
 `;
 }
 
-function spawnLogged(file: string, args: string[], onOutput?: (line: string) => void): { child: ChildProcess; exited: Promise<void> } {
-  const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const forward = (chunk: Buffer) =>
-    chunk
-      .toString()
-      .split('\n')
-      .filter(Boolean)
-      .forEach((l) => onOutput?.(l));
-  child.stdout.on('data', forward);
-  child.stderr.on('data', forward);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, exited };
-}
-
-async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Waits until the frontend answers and the namespace exists, registering it on first start. */
 async function ensureNamespace(address: string, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -223,7 +202,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const children = [server];
   const stop = async () => {
     process.removeListener('exit', killOnExit);
-    for (const c of children.reverse()) await stopChild(c.child, c.exited);
+    for (const c of children.reverse()) await stopChild(c.child, c.exited, 15000);
   };
   try {
     await ensureNamespace(address, namespace, server.child, 90000);
