@@ -1,4 +1,3 @@
-import { spawn, ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,7 @@ import knexFactory from 'knex';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { freePort } from '../src/temporal/dev-server';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER } from '../src/dev/dev-auth';
-import { projectRoot } from '../src/paths';
+import { startProcess } from './processes';
 import { httpCaller, load } from './http-load';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,12 +63,7 @@ export async function parkedJobs(o: {
     WORKER_METRICS_PORT: String(metricsPort),
     ...o.workerEnv,
   };
-  const start = (script: string, name: string): ChildProcess => {
-    const child = spawn(process.execPath, [path.join(projectRoot(), 'dist/src', script)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr.on('data', (c: Buffer) => process.stderr.write(`[${name}] ${c.toString()}`));
-    return child;
-  };
-  const children = [start('main.js', 'api'), start('worker.js', 'worker')];
+  const children = [startProcess('main.js', env, 'api'), startProcess('worker.js', env, 'worker')];
   const [apiProc, workerProc] = children;
   const call = httpCaller(16);
   const stickyCache = async (): Promise<number | null> => {

@@ -1,4 +1,4 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, IncomingMessage } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import { createKnex, migrateLatest } from '../src/db/knex';
 import { startTemporalServer } from '../src/temporal/server';
 import { freePort } from '../src/temporal/dev-server';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER } from '../src/dev/dev-auth';
-import { projectRoot } from '../src/paths';
+import { startProcess } from './processes';
 
 /**
  * `npm run bench:scale-out [-- --jobs 500]`: two API and two worker processes on the Postgres-backed Temporal
@@ -38,12 +38,7 @@ function body(req: IncomingMessage): Promise<string> {
 }
 
 function processOf(script: string, env: Record<string, string>, name: string): ChildProcess {
-  const child = spawn(process.execPath, [path.join(projectRoot(), 'dist/src', script)], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr.on('data', (c: Buffer) => process.stderr.write(`[${name}] ${c.toString()}`));
-  return child;
+  return startProcess(script, { ...process.env, LOG_LEVEL: 'warn', ...env }, name);
 }
 
 async function waitFor(what: string, fn: () => Promise<boolean>, timeoutMs: number): Promise<void> {
