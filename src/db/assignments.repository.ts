@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Db } from './types';
 import { paginate, paginateByKey, PageRequest, Page } from './pagination';
+import type { FeatureDefinition } from '../shapes';
 
 export interface AssignmentRow {
   assignment_id: string;
@@ -31,6 +32,26 @@ function inScope(db: Db, scope: Scope) {
 
 export async function findActive(db: Db, scope: Scope, key: string): Promise<AssignmentRow | undefined> {
   return inScope(db, scope).where({ assignment_key: key, status: 'active' }).first();
+}
+
+/**
+ * The active domain-scope assignment under the key with its version's feature freeze, share-locking the domain row
+ * (so assignment and feature changes of the domain wait), in one statement: the read every service job start makes.
+ */
+export async function shareLockActiveWithFreeze(
+  db: Db,
+  domainUuid: string,
+  key: string,
+): Promise<(AssignmentRow & { version_features: FeatureDefinition[] }) | undefined> {
+  return db('assignments')
+    .join('domains', 'domains.domain_uuid', 'assignments.domain_uuid')
+    .join('model_versions', function () {
+      this.on('model_versions.model_id', 'assignments.model_id').andOn('model_versions.version', 'assignments.model_version');
+    })
+    .where({ 'assignments.domain_uuid': domainUuid, 'assignments.assignment_key': key, 'assignments.status': 'active' })
+    .whereNull('assignments.service_uuid')
+    .forShare('domains')
+    .first('assignments.*', 'model_versions.features as version_features');
 }
 
 /** Archives the active revision under the key, if any; returns how many rows it archived. */

@@ -16,6 +16,18 @@ export async function findDomain(db: Db, clientId: string, domainId: string): Pr
   return db('domains').where({ client_id: clientId, domain_id: domainId }).first();
 }
 
+/** The domain with its client's status, in one statement: the first read of a domain-scoped job start. */
+export async function findDomainWithClientStatus(
+  db: Db,
+  clientId: string,
+  domainId: string,
+): Promise<(DomainRow & { client_status: 'active' | 'suspended' }) | undefined> {
+  return db('domains')
+    .join('clients', 'clients.client_id', 'domains.client_id')
+    .where({ 'domains.client_id': clientId, 'domains.domain_id': domainId })
+    .first('domains.*', 'clients.status as client_status');
+}
+
 /** Locks the domain row so assignment and feature changes of one domain serialize. */
 export async function lockDomain(db: Db, domainUuid: string): Promise<DomainRow | undefined> {
   return db('domains').where({ domain_uuid: domainUuid }).forUpdate().first();

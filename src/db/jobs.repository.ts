@@ -1,4 +1,5 @@
 import { Db } from './types';
+import type { Handlers } from '../shapes';
 import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
 
 export type { CompletionResult, TriggeredEvent };
@@ -72,7 +73,7 @@ function jobViews(db: Db) {
 }
 
 /** Inserts a job; with an idempotency key already used by the same owner, returns the first job instead. */
-export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobRow; created: boolean }> {
+export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobView; created: boolean }> {
   const values = {
     ...job,
     input: job.input === undefined || job.input === null ? null : JSON.stringify(job.input),
@@ -80,14 +81,20 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobRow; cre
   };
   // Any unique key (idempotency key, cascade of one subscription for one source job) means "already created".
   const insert = db('model_jobs').insert(values);
-  const rows: JobRow[] =
-    job.idempotency_key || (job.subscription_id && job.source_job_id)
-      ? await insert.onConflict().ignore().returning('*')
-      : await insert.returning('*');
+  const keyed = job.idempotency_key || (job.subscription_id && job.source_job_id);
+  // The insert and the public ids of its domain and service in one statement (a data-modifying CTE).
+  const rows: JobView[] = await db
+    .with('j', (keyed ? insert.onConflict().ignore() : insert).returning('*'))
+    .from('j')
+    .leftJoin('domains', 'domains.domain_uuid', 'j.domain_uuid')
+    .leftJoin('services', 'services.service_uuid', 'j.service_uuid')
+    .select('j.*', 'domains.domain_id', 'services.service_id');
   if (rows[0]) return { row: rows[0], created: true };
   const existing = job.idempotency_key
     ? await findByIdempotencyKey(db, job.idempotency_owner!, job.idempotency_key)
-    : await db('model_jobs').where({ source_job_id: job.source_job_id, subscription_id: job.subscription_id }).first();
+    : await jobViews(db)
+        .where({ 'model_jobs.source_job_id': job.source_job_id, 'model_jobs.subscription_id': job.subscription_id })
+        .first();
   return { row: existing!, created: false };
 }
 
@@ -97,6 +104,14 @@ export async function findByIdempotencyKey(db: Db, owner: string, key: string): 
 
 export async function findJob(db: Db, jobId: string): Promise<JobView | undefined> {
   return jobViews(db).where('model_jobs.job_id', jobId).first();
+}
+
+/** A job with its model's handlers (null when the model is gone), in one statement: what the dispatch step reads. */
+export async function findJobWithHandlers(db: Db, jobId: string): Promise<(JobRow & { handlers: Handlers | null }) | undefined> {
+  return db('model_jobs')
+    .leftJoin('models', 'models.id', 'model_jobs.model_id')
+    .where('model_jobs.job_id', jobId)
+    .first('model_jobs.*', 'models.handlers');
 }
 
 /**
@@ -116,9 +131,9 @@ export async function claimForRun(db: Db, jobId: string, runId: string): Promise
   return claimed > 0;
 }
 
-/** Records the outcome once; returns false when the job had already finished. */
-export async function finishJob(db: Db, jobId: string, status: JobStatus, output: unknown, error: unknown): Promise<boolean> {
-  const n = await db('model_jobs')
+/** Records the outcome once; returns the finished row, or undefined when the job had already finished. */
+export async function finishJob(db: Db, jobId: string, status: JobStatus, output: unknown, error: unknown): Promise<JobRow | undefined> {
+  const [row]: JobRow[] = await db('model_jobs')
     .where({ job_id: jobId })
     .whereNotIn('status', TERMINAL_JOB_STATUSES as JobStatus[])
     .update({
@@ -127,26 +142,15 @@ export async function finishJob(db: Db, jobId: string, status: JobStatus, output
       error: error === undefined ? null : JSON.stringify(error),
       completed_at: db.fn.now(),
       updated_at: db.fn.now(),
-    });
-  return n > 0;
+    })
+    .returning('*');
+  return row;
 }
 
 export async function storeCompletionResult(db: Db, jobId: string, result: CompletionResult): Promise<void> {
   await db('model_jobs')
     .where({ job_id: jobId })
     .update({ completion_result: JSON.stringify(result), updated_at: db.fn.now() });
-}
-
-/** Whether a newer inference job exists for the service: an older job's outcome then no longer sets its status. */
-export async function hasNewerServiceJob(db: Db, job: JobRow): Promise<boolean> {
-  if (!job.service_uuid) return false;
-  const newer = await db('model_jobs')
-    .where({ service_uuid: job.service_uuid, job_type: 'inference' })
-    .where((q) =>
-      q.where('created_at', '>', job.created_at).orWhere((q2) => q2.where('created_at', job.created_at).where('job_id', '>', job.job_id)),
-    )
-    .first('job_id');
-  return Boolean(newer);
 }
 
 /** Jobs whose workflow may never have started (the API died between commit and start). */

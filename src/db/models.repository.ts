@@ -49,6 +49,12 @@ export async function findModel(db: Db, id: string): Promise<ModelRow | undefine
   return modelsWithStatus(db).where('models.id', id).first();
 }
 
+/** A model's handler contracts alone (undefined for a missing model): the one column the outcome step checks. */
+export async function findHandlerContracts(db: Db, id: string): Promise<HandlerContracts | null | undefined> {
+  const row = await db('models').where({ id }).first('handler_contracts');
+  return row?.handler_contracts;
+}
+
 /** A model with its newest version (or null), in one statement: the read path of GET /v2/models/{id}. */
 export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ model: ModelRow; version: VersionRow | null } | undefined> {
   const row = await modelsWithStatus(db)

@@ -103,3 +103,20 @@ export async function listServices(db: Db, domainUuid: string, page: PageRequest
   if (filter.departed === false) q.where('departure_datetime', '>', db.fn.now());
   return paginate<ServiceRow>(q, page, 'service_uuid', 'services');
 }
+
+/**
+ * Sets the status a service's inference job decided, unless a newer inference job of the service exists (its
+ * outcome governs). One statement; the updated row, or undefined when a newer job exists.
+ */
+export async function setStatusFromJob(db: Db, serviceUuid: string, jobId: string, status: ServiceStatus): Promise<ServiceRow | undefined> {
+  const newer = db('model_jobs as newer')
+    .where({ 'newer.service_uuid': serviceUuid, 'newer.job_type': 'inference' })
+    .whereRaw('(newer.created_at, newer.job_id) > (select created_at, job_id from model_jobs where job_id = ?)', [jobId])
+    .select(db.raw('1'));
+  const [row] = await db('services')
+    .where({ service_uuid: serviceUuid })
+    .whereNotExists(newer)
+    .update({ status, updated_at: db.fn.now() })
+    .returning('*');
+  return row;
+}

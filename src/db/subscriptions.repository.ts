@@ -47,6 +47,15 @@ export async function triggeredSubscriptions(db: Db, sourceModelId: string, trig
     .orderBy('created_at');
 }
 
+/** The subscriptions a finished job's event reaches, found by the job id in one statement. */
+export async function triggeredByJob(db: Db, jobId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
+  return db('event_subscriptions')
+    .where('source_model_id', db('model_jobs').select('model_id').where({ job_id: jobId }))
+    .where({ trigger_event: triggerEvent })
+    .whereIn('status', ['active', 'stale'])
+    .orderBy('created_at');
+}
+
 /** Marks active subscriptions that depend on `modelId` (as source or target) stale; returns their ids. */
 export async function markStale(db: Db, modelId: string): Promise<string[]> {
   const rows = await db('event_subscriptions')

@@ -52,7 +52,7 @@ export async function fireSubscription(
       const problem = schemas.validate(inputSchema, payload);
       if (problem) throw new CascadeRejected(`payload does not match the input_schema of ${target.id}: ${problem}`);
     }
-    await jobs.insertJob(knex, {
+    ({ row: job } = await jobs.insertJob(knex, {
       job_id: jobId,
       model_id: target.id,
       model_version: version.version,
@@ -66,8 +66,7 @@ export async function fireSubscription(
       cascade_depth: source.cascade_depth + 1,
       input: payload,
       metadata: { trigger_output: input.triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
-    });
-    job = (await jobs.findJob(knex, jobId))!;
+    }));
   }
   await gateway.launch(job);
   return { job_id: job.job_id };

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
-import { updateService, lockServiceByUuid } from '../db/services.repository';
+import { setStatusFromJob, lockServiceByUuid } from '../db/services.repository';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -61,18 +61,19 @@ export async function recordOutcome(
     }
 
     finished = { jobType: job.job_type, status, createdAt: job.created_at };
-    await webhookEvents.jobFinished(trx, jobId); // webhooks (#16): outbox row in this transaction
-    const model = await models.findModel(trx, job.model_id);
-    const outputSchema = model?.handler_contracts?.[job.job_type]?.output_schema;
-    if (status === 'success' && outputSchema !== undefined) {
-      const problem = schemas.validate(outputSchema, report?.output ?? {});
+    await webhookEvents.jobFinished(trx, { ...job, ...changed }); // webhooks (#16): outbox row in this transaction
+    if (status === 'success') {
+      const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
+      const problem = outputSchema === undefined ? undefined : schemas.validate(outputSchema, report?.output ?? {});
       if (problem)
         log.warn({ jobId, modelId: job.model_id, problem }, 'job output does not match the output_schema of its handler contract');
     }
 
-    if (job.job_type === 'inference' && job.service_uuid && !(await jobs.hasNewerServiceJob(trx, job))) {
-      await updateService(trx, job.service_uuid, { status: status === 'success' ? 'available' : 'failed' });
-      await webhookEvents.serviceStatusChanged(trx, job.service_uuid, job.model_id); // webhooks (#16)
+    if (job.job_type === 'inference' && job.service_uuid) {
+      // Unless a newer inference job of the service exists: its outcome governs.
+      const service = await setStatusFromJob(trx, job.service_uuid, jobId, status === 'success' ? 'available' : 'failed');
+      if (service)
+        await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
     }
     if (job.job_type === 'training') {
       const version = await models.findVersion(trx, job.model_id, job.model_version);

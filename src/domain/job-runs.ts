@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as jobs from '../db/jobs.repository';
-import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { Handler } from '../shapes';
 import type { CompletionReport, CompletionResult, StartClaim } from '../../workflows/definitions';
@@ -55,7 +54,6 @@ export function createJobRuns(deps: {
      * it) gets the job's recorded answer and must do nothing else.
      */
     async claim(jobId: string, runId: string): Promise<StartClaim> {
-      await loadJob(jobId);
       if (await jobs.claimForRun(knex, jobId, runId)) return { owned: true };
       const current = await loadJob(jobId);
       deps.log.warn({ jobId, owner: current.workflow_run_id, runId }, 'job already claimed by another workflow run; this run does nothing');
@@ -72,12 +70,12 @@ export function createJobRuns(deps: {
     },
 
     async dispatchOrder(jobId: string): Promise<DispatchOrder> {
-      const job = await loadJob(jobId);
-      const model = await models.findModel(knex, job.model_id);
-      if (!model) throw new JobMissing(`model ${job.model_id} does not exist`);
+      const job = await jobs.findJobWithHandlers(knex, jobId);
+      if (!job) throw new JobMissing(`job ${jobId} does not exist`);
+      if (!job.handlers) throw new JobMissing(`model ${job.model_id} does not exist`);
       const triggerOutput = job.metadata?.trigger_output as Record<string, unknown> | undefined;
       return {
-        handler: model.handlers[job.job_type],
+        handler: job.handlers[job.job_type],
         job: {
           job_id: job.job_id,
           job_type: job.job_type,
@@ -95,8 +93,7 @@ export function createJobRuns(deps: {
     },
 
     async subscriptionsToFire(jobId: string, triggerEvent: string): Promise<string[]> {
-      const job = await loadJob(jobId);
-      return (await subs.triggeredSubscriptions(knex, job.model_id, triggerEvent)).map((s) => s.subscription_id);
+      return (await subs.triggeredByJob(knex, jobId, triggerEvent)).map((s) => s.subscription_id);
     },
 
     /** Starts one subscription's cascade job; `gateway` may differ from the deps' (e.g. to start it in a linked trace). */

@@ -2,7 +2,7 @@ import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as models from '../db/models.repository';
 import * as assignmentsRepo from '../db/assignments.repository';
-import { requireClient, assertClientActive, requireDomain, requireService, requireVersion, requireModel } from './lookups';
+import { requireDomainOfActiveClient, requireService, requireVersion, requireModel } from './lookups';
 import { TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
@@ -104,8 +104,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
     },
 
     async runDomainAssignment(clientId: string, domainId: string, key: string, body: StartBody, ctx: JobRequestContext) {
-      assertClientActive(await requireClient(knex, clientId));
-      const domain = await requireDomain(knex, clientId, domainId);
+      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
       const scope = { domainUuid: domain.domain_uuid, domainId };
       const assignment = await findRunnable([scope], key);
       return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid }, body, ctx);
@@ -120,8 +119,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       body: StartBody,
       ctx: JobRequestContext,
     ) {
-      assertClientActive(await requireClient(knex, clientId));
-      const domain = await requireDomain(knex, clientId, domainId);
+      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
       const service = await requireService(knex, domain, serviceId);
       const assignment = await findRunnable(
         [

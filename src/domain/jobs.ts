@@ -136,9 +136,8 @@ export function createJobsService(deps: {
         ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
         : {};
       const { row, created } = await repo.insertJob(db, { ...job, ...idem, job_id: uuidv7() });
-      const view = (await repo.findJob(db, row.job_id))!;
-      if (!created) throw new IdempotentReplay(view);
-      return view;
+      if (!created) throw new IdempotentReplay(row);
+      return row;
     },
 
     /**

@@ -1,6 +1,6 @@
 import type { Db } from '../db/types';
 import { findClient, ClientRow } from '../db/clients.repository';
-import { findDomain, DomainRow } from '../db/domains.repository';
+import { findDomain, findDomainWithClientStatus, DomainRow } from '../db/domains.repository';
 import { findService, ServiceRow } from '../db/services.repository';
 import { findModel, findVersion, ModelRow, VersionRow } from '../db/models.repository';
 import { NotFoundError, UnprocessableError } from '../errors';
@@ -12,7 +12,7 @@ export async function requireClient(db: Db, clientId: string): Promise<ClientRow
 }
 
 /** A suspended client keeps its data readable but starts no new work. */
-export function assertClientActive(client: ClientRow): void {
+export function assertClientActive(client: Pick<ClientRow, 'client_id' | 'status'>): void {
   if (client.status === 'suspended') throw new UnprocessableError(`client ${client.client_id} is suspended`);
 }
 
@@ -22,6 +22,18 @@ export async function requireDomain(db: Db, clientId: string, domainId: string):
     await requireClient(db, clientId);
     throw new NotFoundError(`domain ${domainId} not found in client ${clientId}`);
   }
+  return domain;
+}
+
+/** The domain of an active client in one read: 404 for a missing client or domain, 422 for a suspended client. */
+export async function requireDomainOfActiveClient(db: Db, clientId: string, domainId: string): Promise<DomainRow> {
+  const row = await findDomainWithClientStatus(db, clientId, domainId);
+  if (!row) {
+    assertClientActive(await requireClient(db, clientId));
+    throw new NotFoundError(`domain ${domainId} not found in client ${clientId}`);
+  }
+  const { client_status, ...domain } = row;
+  assertClientActive({ client_id: clientId, status: client_status });
   return domain;
 }
 

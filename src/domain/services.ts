@@ -1,15 +1,15 @@
 import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/services.repository';
-import { findVersion } from '../db/models.repository';
-import { requireClient, assertClientActive, requireDomain, requireService } from './lookups';
-import { activeDefault } from './assignments';
+import { shareLockActiveWithFreeze } from '../db/assignments.repository';
+import { requireClient, assertClientActive, requireDomain, requireDomainOfActiveClient, requireService } from './lookups';
+import { DEFAULT_ASSIGNMENT_KEY } from './assignments';
 import type { FeatureRules, FeatureValues } from './features';
 import { formatFeatureProblems } from './features';
 import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { mapPage, type PageRequest } from '../db/pagination';
-import { shareLockDomain, DomainRow } from '../db/domains.repository';
+import type { DomainRow } from '../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
@@ -20,13 +20,18 @@ import { webhookEvents } from '../webhooks/outbox';
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
 
+  /**
+   * Share-locks the domain (assignment and feature changes of it wait) and reads its active default assignment
+   * with the assigned version's freeze, in one statement.
+   */
+  const lockDefault = (trx: Db, domain: DomainRow) => shareLockActiveWithFreeze(trx, domain.domain_uuid, DEFAULT_ASSIGNMENT_KEY);
+
   /** The version whose freeze governs the domain's services: that of the active default assignment (422 cases of spec part 4). */
-  async function governingVersion(db: Db, domain: DomainRow) {
+  function governingVersion(domain: DomainRow, locked: Awaited<ReturnType<typeof lockDefault>>) {
     if (domain.status !== 'active') throw new UnprocessableError(`domain ${domain.domain_id} is not active`);
-    const assignment = await activeDefault(db, domain.domain_uuid, domain.domain_id);
-    if (!assignment) throw new UnprocessableError(`domain ${domain.domain_id} has no model assigned`);
-    const version = (await findVersion(db, assignment.model_id, assignment.model_version))!;
-    return { assignment, version };
+    if (!locked) throw new UnprocessableError(`domain ${domain.domain_id} has no model assigned`);
+    const { version_features, ...assignment } = locked;
+    return { assignment, version: { model_id: assignment.model_id, version: assignment.model_version, features: version_features } };
   }
 
   function resolveOrThrow(frozen: Parameters<FeatureRules['resolve']>[0], provided: FeatureValues, modelRef: string) {
@@ -49,8 +54,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
 
   /** Writes the service and its inference job in the caller's transaction. */
   async function stageInit(trx: Knex.Transaction, domain: DomainRow, body: InitBody, ctx: JobRequestContext) {
-    await shareLockDomain(trx, domain.domain_uuid);
-    const { assignment, version } = await governingVersion(trx, domain);
+    const { assignment, version } = governingVersion(domain, await lockDefault(trx, domain));
     const resolved = resolveOrThrow(version.features, body.static_features, `${version.model_id}@${version.version}`);
     const { row } = await repo.upsertService(trx, domain.domain_uuid, body.service_id, {
       status: 'in_progress',
@@ -81,8 +85,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
      * and starts inference. Init of an existing service_id re-initializes it with a new job.
      */
     async init(clientId: string, domainId: string, body: InitBody, ctx: JobRequestContext) {
-      assertClientActive(await requireClient(knex, clientId));
-      const domain = await requireDomain(knex, clientId, domainId);
+      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
       return jobs.once(ctx, async () => {
         const job = await inTransaction(knex, (trx) => stageInit(trx, domain, body, ctx));
         return { service_id: body.service_id, ...(await jobs.launch(job)) };
@@ -110,10 +113,10 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
       const { service, staged } = await inTransaction(knex, async (trx) => {
-        await shareLockDomain(trx, domain.domain_uuid);
+        const locked = await lockDefault(trx, domain);
         const current = await requireService(trx, domain, serviceId, true);
         if (current.status === 'not_found') throw new UnprocessableError(`service ${serviceId} is not_found; initialize it again`);
-        const { assignment, version } = await governingVersion(trx, domain);
+        const { assignment, version } = governingVersion(domain, locked);
         const provided = body.static_features ?? current.provided_features;
         const resolved = resolveOrThrow(version.features, provided, `${version.model_id}@${version.version}`);
         const rerun = canonicalJson(resolved) !== canonicalJson(current.resolved_features);

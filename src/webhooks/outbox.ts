@@ -55,8 +55,9 @@ async function domainOf(db: Db, domainUuid: string): Promise<{ client_id: string
 
 export const webhookEvents = {
   /** job.succeeded / failed / timed_out: the job as GET /v2/jobs/{job_id} shows it. */
-  async jobFinished(db: Db, jobId: string): Promise<void> {
-    const job = await jobs.findJob(db, jobId);
+  async jobFinished(db: Db, jobOrId: string | jobs.JobView): Promise<void> {
+    const job = typeof jobOrId === 'string' ? await jobs.findJob(db, jobOrId) : jobOrId;
+    const jobId = job?.job_id;
     const type = job && jobEventType(job.status);
     if (!job || !type) return;
     await recordEvent(db, {
@@ -73,8 +74,18 @@ export const webhookEvents = {
   /** service.available / service.failed; other statuses announce nothing. `modelId`: the model whose job moved it. */
   async serviceStatusChanged(db: Db, serviceUuid: string, modelId?: string): Promise<void> {
     const service = await services.findServiceByUuid(db, serviceUuid);
-    if (!service || (service.status !== 'available' && service.status !== 'failed')) return;
-    const domain = await domainOf(db, service.domain_uuid);
+    if (service) await webhookEvents.serviceStatusSet(db, service, await domainOf(db, service.domain_uuid), modelId);
+  },
+
+  /** The same, for a caller that holds the updated row and its domain's ids already. */
+  async serviceStatusSet(
+    db: Db,
+    service: services.ServiceRow,
+    domain: { client_id: string; domain_id: string },
+    modelId?: string,
+  ): Promise<void> {
+    const serviceUuid = service.service_uuid;
+    if (service.status !== 'available' && service.status !== 'failed') return;
     await recordEvent(db, {
       type: `service.${service.status}`,
       client_id: domain.client_id,
