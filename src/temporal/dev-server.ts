@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnLogged, stopChild } from './child-process';
+import { devServerArgs } from './server-tuning';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -53,6 +54,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = await freePort(options.port);
   const uiPort = options.headless ? 0 : await freePort(options.uiPort);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--log-format', 'json'];
+  args.push(...devServerArgs());
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-ip', '127.0.0.1');
   if (options.dbFile) {

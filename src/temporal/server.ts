@@ -6,6 +6,7 @@ import knexFactory from 'knex';
 import Long from 'long';
 import { projectRoot } from '../paths';
 import { freePort } from './dev-server';
+import { dynamicConfigYaml } from './server-tuning';
 import { spawnLogged, stopChild } from './child-process';
 
 /**
@@ -84,7 +85,14 @@ async function prepareDatabase(pg: URL, database: string, schemaName: string): P
   run(['update-schema', '--schema-name', schemaName]);
 }
 
-function serverConfig(o: { pg: URL; main: string; visibility: string; shards: number; ports: Record<string, number> }): string {
+function serverConfig(o: {
+  pg: URL;
+  main: string;
+  visibility: string;
+  shards: number;
+  ports: Record<string, number>;
+  dynamicConfig: string;
+}): string {
   const store = (database: string, maxConns: number) => `
       sql:
         pluginName: "postgres12"
@@ -131,6 +139,9 @@ clusterMetadata:
       rpcAddress: "127.0.0.1:${o.ports.frontendGrpc}"
 dcRedirectionPolicy:
   policy: "noop"
+dynamicConfigClient:
+  filepath: "${o.dynamicConfig}"
+  pollInterval: "60s"
 `;
 }
 
@@ -189,7 +200,12 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   }
   const configDir = path.join(options.workDir, 'config');
   mkdirSync(configDir, { recursive: true });
-  writeFileSync(path.join(configDir, 'production.yaml'), serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports }));
+  const dynamicConfig = path.join(configDir, 'dynamic-config.yaml');
+  writeFileSync(dynamicConfig, dynamicConfigYaml());
+  writeFileSync(
+    path.join(configDir, 'production.yaml'),
+    serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports, dynamicConfig }),
+  );
 
   const server = spawnLogged(
     binary('temporal-server'),
