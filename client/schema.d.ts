@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List the tenants the caller may see
-         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the list holds only the tenants the caller may see.
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the answer holds only what belongs to the tenants the caller may see.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -726,7 +726,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A model job
+         * A model job; with ?wait=, answered as soon as it is final
          * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
          */
         get: operations["getJob"];
@@ -746,12 +746,96 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A job by its id alone
+         * A job by its id alone; with ?wait=, answered as soon as it is final
          * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
          */
         get: operations["getJobById"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search jobs, newest first: platform callers every tenant's, tenant callers their tenants'
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); the answer holds only what belongs to the tenants the caller may see.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["searchJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs/{job_id}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The cascade tree a job belongs to: its root and every descendant (at most 500 jobs)
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
+         */
+        get: operations["getJobLineage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending or running job; a repeat answers the cancelled job, a final job is a 409
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
+         */
+        post: operations["cancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs/{job_id}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a new job with the same model version, input and context, linked by rerun_of
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
+         *
+         *     Send `Idempotency-Key` to make retries safe.
+         */
+        post: operations["rerunJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1653,15 +1737,15 @@ export interface components {
              */
             job_type: "inference" | "training";
             /**
-             * @description `pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`
+             * @description `pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`; `cancelled` from pending or running (POST .../cancel)
              * @enum {unknown}
              */
-            status: "pending" | "running" | "success" | "failure" | "timed_out";
+            status: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
             /**
              * @description What started it
              * @enum {unknown}
              */
-            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade";
+            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
             /** @description The tenant it belongs to; null for jobs started on the global model routes */
             client_id?: string | null;
             /** @description The domain, for service and assignment jobs */
@@ -1672,6 +1756,16 @@ export interface components {
             source_job_id?: string | null;
             /** @description For cascade jobs: the subscription that fired */
             subscription_id?: string | null;
+            /** @description The first job of its cascade tree (the job itself unless it is a cascade) */
+            root_job_id: string;
+            /** @description Cascade depth: 0 for a root, its parent’s depth + 1 for a cascade */
+            depth: number;
+            /** @description For re-runs: the job it re-runs */
+            rerun_of?: string | null;
+            /** @description For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`) */
+            cancelled_by?: string | null;
+            /** @description For cancelled jobs: the reason given */
+            cancel_reason?: string | null;
             /** @description What the handler received */
             input?: Record<string, unknown> | null;
             /** @description What the handler reported on success */
@@ -1693,6 +1787,69 @@ export interface components {
             temporal_workflow_id: string;
             /** @description The workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known */
             temporal_url: string | null;
+        };
+        CancelJobRequest: {
+            /** @description Why the job is cancelled; stored on the job as cancel_reason */
+            reason?: string;
+        };
+        /** @description The cascade tree a job belongs to: its root and every descendant, shallowest first, at most `max_jobs` (then `truncated`) */
+        JobLineage: {
+            /** @description The job asked about */
+            job_id: string;
+            /** @description The root of its tree */
+            root_job_id: string;
+            /** @description Whether the tree holds more jobs than shown (the deepest are left out) */
+            truncated: boolean;
+            /** @description The most jobs an answer holds */
+            max_jobs: number;
+            /** @description The root first, then each depth in order of creation */
+            jobs: {
+                /** @description The job */
+                job_id: string;
+                /** @description The job whose completion started it; null for the root */
+                parent_job_id: string | null;
+                /** @description The subscription that fired it; null for the root */
+                subscription_id: string | null;
+                /** @description 0 for the root */
+                depth: number;
+                /** @description Its model */
+                model_id: string;
+                /** @description Its model version */
+                model_version: string;
+                /**
+                 * @description What the handler was asked to do
+                 * @enum {unknown}
+                 */
+                job_type: "inference" | "training";
+                /**
+                 * @description What started it
+                 * @enum {unknown}
+                 */
+                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                /**
+                 * @description Its status
+                 * @enum {unknown}
+                 */
+                status: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
+                /** @description What its handler reported on failure, or why it failed */
+                error: Record<string, unknown> | null;
+                /** @description Why its cascade entry failed after the job was written (its start), if it did */
+                cascade_error: string | null;
+                /** @description Entries of this job's completion that started no job, with the reason */
+                failed_cascades: {
+                    /** @description The subscription that fired */
+                    subscription_id: string;
+                    /** @description Why it started nothing */
+                    error: string;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When the job was accepted
+                 */
+                created_at: string;
+                /** @description When it reached a final status */
+                completed_at: string | null;
+            }[];
         };
         CompleteJobRequest: {
             /**
@@ -2427,14 +2584,30 @@ export interface operations {
     listClientJobs: {
         parameters: {
             query?: {
-                /** @description Only items with this status */
-                status?: "pending" | "running" | "success" | "failure" | "timed_out";
-                /** @description Only items with this job_type */
-                job_type?: "inference" | "training";
-                /** @description Only items with this model_id */
-                model_id?: string;
+                /** @description Only items with this domain_id */
+                domain_id?: string;
                 /** @description Only items with this service_id */
                 service_id?: string;
+                /** @description Only items with this model_id */
+                model_id?: string;
+                /** @description Only items with this model_version */
+                model_version?: string;
+                /** @description Only items with this job_type */
+                job_type?: "inference" | "training";
+                /** @description Only items with this status */
+                status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
+                /** @description Only items with this trigger */
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                /** @description Only items with this source_job_id */
+                source_job_id?: string;
+                /** @description Only items with this root_job_id */
+                root_job_id?: string;
+                /** @description Only items with this rerun_of */
+                rerun_of?: string;
+                /** @description Only items with this created_after */
+                created_after?: string;
+                /** @description Only items with this created_before */
+                created_before?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -4915,7 +5088,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only items with this status */
-                status?: "pending" | "running" | "success" | "failure" | "timed_out";
+                status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this job_type */
                 job_type?: "inference" | "training";
                 /** @description Page size */
@@ -5028,7 +5201,10 @@ export interface operations {
     };
     getJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only items with this wait */
+                wait?: number;
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -5098,7 +5274,10 @@ export interface operations {
     };
     getJobById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only items with this wait */
+                wait?: number;
+            };
             header?: never;
             path: {
                 /** @description job id */
@@ -5159,6 +5338,165 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchJobs: {
+        parameters: {
+            query?: {
+                /** @description Only items with this client_id */
+                client_id?: string;
+                /** @description Only items with this domain_id */
+                domain_id?: string;
+                /** @description Only items with this service_id */
+                service_id?: string;
+                /** @description Only items with this model_id */
+                model_id?: string;
+                /** @description Only items with this model_version */
+                model_version?: string;
+                /** @description Only items with this job_type */
+                job_type?: "inference" | "training";
+                /** @description Only items with this status */
+                status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
+                /** @description Only items with this trigger */
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                /** @description Only items with this source_job_id */
+                source_job_id?: string;
+                /** @description Only items with this root_job_id */
+                root_job_id?: string;
+                /** @description Only items with this rerun_of */
+                rerun_of?: string;
+                /** @description Only items with this created_after */
+                created_after?: string;
+                /** @description Only items with this created_before */
+                created_before?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ModelJob"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getJobLineage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description job id */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobLineage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description job id */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelJobRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rerunJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of 1-200 visible ASCII characters. The same key from the same caller on the same operation returns the first job and changes nothing; the same key with a different request is a 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description job id */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the job is starting */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
       NEW.root_job_id := coalesce(NEW.root_job_id, NEW.job_id);
       RETURN NEW;
     END $$`);
-  await knex.raw(`CREATE TRIGGER model_jobs_default_root BEFORE INSERT ON model_jobs FOR EACH ROW EXECUTE FUNCTION model_jobs_default_root()`);
+  await knex.raw(
+    `CREATE TRIGGER model_jobs_default_root BEFORE INSERT ON model_jobs FOR EACH ROW EXECUTE FUNCTION model_jobs_default_root()`,
+  );
 
   await knex.raw(`ALTER TABLE model_jobs DROP CONSTRAINT model_jobs_status_check`);
   await knex.raw(`ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_status_check
@@ -87,9 +89,13 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`DELETE FROM model_jobs WHERE "trigger" = 'rerun'`);
   await knex.raw(`UPDATE model_jobs SET status = 'failure' WHERE status = 'cancelled'`);
   await knex.raw(`ALTER TABLE model_jobs DROP CONSTRAINT model_jobs_status_check`);
-  await knex.raw(`ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_status_check CHECK (status IN (${STATUSES_BEFORE.map((s) => `'${s}'`).join(', ')}))`);
+  await knex.raw(
+    `ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_status_check CHECK (status IN (${STATUSES_BEFORE.map((s) => `'${s}'`).join(', ')}))`,
+  );
   await knex.raw(`ALTER TABLE model_jobs DROP CONSTRAINT model_jobs_trigger_check`);
-  await knex.raw(`ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_trigger_check CHECK ("trigger" IN (${TRIGGERS_BEFORE.map((s) => `'${s}'`).join(', ')}))`);
+  await knex.raw(
+    `ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_trigger_check CHECK ("trigger" IN (${TRIGGERS_BEFORE.map((s) => `'${s}'`).join(', ')}))`,
+  );
   await knex.schema.alterTable('model_jobs', (t) => {
     t.dropColumn('root_job_id');
     t.dropColumn('rerun_of');
