@@ -141,6 +141,14 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
     phase = 'recording';
     const outcome = await db.recordCompletion(jobId, timedOut ? null : report!);
     upsertSearchAttributes([{ key: JOB_STATUS, value: outcome.status }]);
+    if (outcome.status === 'cancelled' && patched(CANCELLATION)) {
+      // The API cancelled the job while this report was being recorded: the cancellation won, the report is refused.
+      cancelled = true;
+      phase = 'cancelled';
+      await db.cancelJob(jobId);
+      await condition(allHandlersFinished);
+      return { ...outcome.base, status: 'failure', triggered_events: [] };
+    }
 
     const triggered: TriggeredEvent[] = [];
     if (outcome.triggerEvent) {
