@@ -2400,7 +2400,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -2446,7 +2446,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2494,7 +2494,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2514,7 +2514,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2563,7 +2563,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2633,7 +2633,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -2643,8 +2643,13 @@ export interface operations {
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 1,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "fare": 129.5,
                      *             "currency": "EUR"
@@ -2665,14 +2670,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2681,6 +2686,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "offer": "extra legroom"
                      *           },
@@ -2696,14 +2706,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000019",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -2712,6 +2722,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "features": {
                      *               "cabin": "economy",
@@ -2731,14 +2746,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2747,6 +2762,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "fare": 129.5
                      *           },
@@ -2762,8 +2782,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3235,7 +3255,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "notify",
                      *           "model_id": "fare-notifier",
@@ -3248,7 +3268,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3263,7 +3283,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000022",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3327,7 +3347,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "notify",
                      *       "model_id": "fare-notifier",
@@ -3377,7 +3397,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3442,7 +3462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3508,8 +3528,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3564,8 +3584,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "service_id": "LH-400",
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3851,7 +3871,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3866,7 +3886,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3882,7 +3902,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3947,7 +3967,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3961,7 +3981,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -4033,7 +4053,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -4088,7 +4108,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4149,7 +4169,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4216,8 +4236,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4480,11 +4500,8 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
-                     *         "model_id": "fare-model",
-                     *         "version": "1",
-                     *         "description": "first cut",
-                     *         "metadata": {},
                      *         "status": "pending",
+                     *         "version": "1",
                      *         "features": [
                      *           {
                      *             "name": "seats",
@@ -4508,8 +4525,11 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
+                     *         "metadata": {},
+                     *         "model_id": "fare-model",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "description": "first cut"
                      *       }
                      *     }
                      */
@@ -5011,8 +5031,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000022",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000023"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5068,8 +5088,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5118,7 +5138,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000003",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -5130,6 +5150,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "route": "FRA-JFK"
                      *           },
@@ -5143,14 +5168,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000002",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -5159,6 +5184,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "features": {
                      *               "cabin": "economy",
@@ -5178,8 +5208,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5227,10 +5257,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5239,6 +5269,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "depth": 0,
+                     *       "rerun_of": null,
+                     *       "cancelled_by": null,
+                     *       "cancel_reason": null,
                      *       "input": {
                      *         "features": {
                      *           "cabin": "economy",
@@ -5258,8 +5293,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5296,10 +5331,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5308,6 +5343,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "depth": 0,
+                     *       "rerun_of": null,
+                     *       "cancelled_by": null,
+                     *       "cancel_reason": null,
                      *       "input": {
                      *         "features": {
                      *           "cabin": "economy",
@@ -5327,8 +5367,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5388,6 +5428,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "model_id": "fare-model",
+                     *           "model_version": "1",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "job_type": "inference",
+                     *           "status": "success",
+                     *           "trigger": "service_init",
+                     *           "client_id": "globex",
+                     *           "domain_id": "eu-flights",
+                     *           "service_id": "LH-400",
+                     *           "source_job_id": null,
+                     *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
+                     *           "input": {
+                     *             "features": {
+                     *               "cabin": "economy",
+                     *               "seats": 180
+                     *             },
+                     *             "client_id": "globex",
+                     *             "domain_id": "eu-flights",
+                     *             "service_id": "LH-400",
+                     *             "departure_datetime": "2031-07-01T09:30:00.000Z"
+                     *           },
+                     *           "output": {
+                     *             "fare": 129.5,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "error": null,
+                     *           "metadata": {},
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "started_at": "2025-06-02T09:00:00.000Z",
+                     *           "completed_at": "2025-06-02T09:00:00.000Z",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: components["schemas"]["ModelJob"][];
                         /** @description Pass as `cursor` for the next page; null on the last page */
@@ -5421,6 +5508,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "truncated": false,
+                     *       "max_jobs": 500,
+                     *       "jobs": [
+                     *         {
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "parent_job_id": null,
+                     *           "subscription_id": null,
+                     *           "depth": 0,
+                     *           "model_id": "fare-model",
+                     *           "model_version": "1",
+                     *           "job_type": "inference",
+                     *           "trigger": "service_init",
+                     *           "status": "success",
+                     *           "error": null,
+                     *           "cascade_error": null,
+                     *           "failed_cascades": [
+                     *             {
+                     *               "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *               "error": "target model fare-archiver has no active version"
+                     *             }
+                     *           ],
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "completed_at": "2025-06-02T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "depth": 1,
+                     *           "model_id": "fare-notifier",
+                     *           "model_version": "1",
+                     *           "job_type": "inference",
+                     *           "trigger": "cascade",
+                     *           "status": "success",
+                     *           "error": null,
+                     *           "cascade_error": null,
+                     *           "failed_cascades": [],
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "completed_at": "2025-06-02T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["JobLineage"];
                 };
             };
@@ -5443,6 +5577,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "started by mistake"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelJobRequest"];
             };
         };
@@ -5454,6 +5593,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "1",
+                     *       "assignment_id": null,
+                     *       "job_type": "inference",
+                     *       "status": "cancelled",
+                     *       "trigger": "rerun",
+                     *       "client_id": null,
+                     *       "domain_id": null,
+                     *       "service_id": null,
+                     *       "source_job_id": null,
+                     *       "subscription_id": null,
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "depth": 0,
+                     *       "rerun_of": "0197a000-0000-7000-8000-000000000003",
+                     *       "cancelled_by": "client:platform-app",
+                     *       "cancel_reason": "started by mistake",
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "output": null,
+                     *       "error": null,
+                     *       "metadata": {
+                     *         "requested_by": "analyst"
+                     *       },
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "started_at": "2025-06-02T09:00:00.000Z",
+                     *       "completed_at": "2025-06-02T09:00:00.000Z",
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000002",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ModelJob"];
                 };
             };
@@ -5488,6 +5661,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *     }
+                     */
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
@@ -5538,14 +5717,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000004"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000005"
                      *         }
                      *       ]
                      *     }
@@ -5562,17 +5741,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "error": "target model fare-archiver has no active version"
                      *         }
                      *       ]
@@ -5620,7 +5799,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *           "source_model_id": "fare-model",
                      *           "target_model_id": "fare-notifier",
                      *           "trigger_event": "inference_complete",
@@ -5684,7 +5863,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5732,7 +5911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5778,7 +5957,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5835,7 +6014,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5892,7 +6071,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *           "client_id": "globex",
                      *           "url": "https://hooks.example.com/globex/mos",
                      *           "description": "Ops alerts (pager)",
@@ -5968,7 +6147,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -6024,7 +6203,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -6091,7 +6270,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6145,7 +6324,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6197,7 +6376,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6235,9 +6414,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -6294,9 +6473,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000019",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6360,9 +6539,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6419,9 +6598,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -6481,7 +6660,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *           "client_id": null,
                      *           "url": "https://hooks.example.com/platform/mos",
                      *           "description": "Registry changes",
@@ -6553,7 +6732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6606,7 +6785,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6665,7 +6844,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6717,7 +6896,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6767,7 +6946,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6803,9 +6982,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -6860,9 +7039,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000017",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6924,9 +7103,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6981,9 +7160,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
