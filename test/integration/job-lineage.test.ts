@@ -82,7 +82,7 @@ describe('job lineage', () => {
     // Every job carries its lineage; the cascade's workflow names its parent in memo and summary.
     expect((await h.api('GET', `/v2/jobs/${jobC}`)).body).toMatchObject({ source_job_id: jobB, root_job_id: jobA, depth: 2 });
     const described = await h.temporal.workflow.getHandle(`job-${jobC}`).describe();
-    expect(await described.memo).toMatchObject({ parent_job_id: jobB, parent_workflow_id: `job-${jobB}`, root_job_id: jobA, depth: 2 });
+    expect(described.memo).toMatchObject({ parent_job_id: jobB, parent_workflow_id: `job-${jobB}`, root_job_id: jobA, depth: 2 });
     expect(await described.staticSummary()).toContain(`of job ${jobB}`);
 
     // The owner's tenant client sees it; another tenant's gets 404 from every job of the tree.
