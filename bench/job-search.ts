@@ -88,10 +88,22 @@ async function main() {
       ],
       ['client_id + status + range', { client_id: 'tenant-7', status: 'success', created_after: new Date(Date.now() - 100 * 86400000) }],
     ];
-    let captured: { sql: string; bindings: readonly unknown[] } | undefined;
-    knex.on('query', (q: { sql: string; bindings: readonly unknown[] }) => {
-      if (q.sql.includes('"model_jobs"') && q.sql.includes('order by')) captured = q;
+    // The statement listJobs sends, as the driver gets it ($n placeholders), so EXPLAIN runs exactly that.
+    let captured: { sql: string; bindings: unknown[] } | undefined;
+    knex.on('query', (q: { sql: string; bindings?: unknown[] }) => {
+      if (q.sql.includes('"model_jobs"') && q.sql.includes('order by')) captured = { sql: q.sql, bindings: q.bindings ?? [] };
     });
+    const explain = async () => {
+      let n = 0;
+      const sql = captured!.sql.replace(/\?/g, () => `$${++n}`);
+      const conn = await knex.client.acquireConnection();
+      try {
+        const res = await conn.query(`explain (analyze, buffers) ${sql}`, captured!.bindings);
+        return (res.rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+      } finally {
+        await knex.client.releaseConnection(conn);
+      }
+    };
     for (const [name, filter] of cases) {
       const times: number[] = [];
       const deepTimes: number[] = [];
@@ -101,9 +113,7 @@ async function main() {
         const first = await listJobs(knex, filter, { limit: 50 });
         times.push(performance.now() - t0);
         if (run === 0) {
-          plan = (await knex.raw(`explain (analyze, buffers) ${captured!.sql}`, captured!.bindings as never[])).rows
-            .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
-            .join('\n');
+          plan = await explain();
         }
         // A page deep in the results: the cursor of the 10th page.
         let cursor = first.next_cursor;
