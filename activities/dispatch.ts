@@ -1,5 +1,5 @@
 import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
-import { ECSClient, RunTaskCommand, type LaunchType } from '@aws-sdk/client-ecs';
+import { ECSClient, RunTaskCommand, StopTaskCommand, type LaunchType } from '@aws-sdk/client-ecs';
 import { ApplicationFailure } from '@temporalio/activity';
 import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
 import { classifyFailure } from '../src/failure-classes';
@@ -22,7 +22,8 @@ export interface DispatchPayload {
 
 export type { Handler };
 
-export type DispatchResult = { kind: 'awaiting' } | { kind: 'completed'; report: CompletionReport };
+/** `taskArn`: the ECS task a container-task dispatch started (absent in histories recorded before it existed). */
+export type DispatchResult = { kind: 'awaiting'; taskArn?: string } | { kind: 'completed'; report: CompletionReport };
 
 export interface DispatchClients {
   lambda: LambdaClient;
@@ -125,7 +126,20 @@ async function runTask(
     const f = response.failures[0];
     throw runTaskFailure(f.reason ?? 'unknown', f.detail ?? '');
   }
-  return { kind: 'awaiting' };
+  const taskArn = response.tasks?.[0]?.taskArn;
+  return taskArn ? { kind: 'awaiting', taskArn } : { kind: 'awaiting' };
+}
+
+/** Stops the ECS task of a cancelled job (the task's cluster is the handler's). A task already stopped is not an error. */
+export async function stopTask(client: ECSClient, handler: Handler, taskArn: string, reason: string): Promise<void> {
+  if (handler.type !== 'container_task') return;
+  const [cluster] = handler.target.split('/');
+  try {
+    await client.send(new StopTaskCommand({ cluster, task: taskArn, reason: reason.slice(0, 255) }));
+  } catch (err) {
+    if ((err as { name?: string }).name === 'InvalidParameterException') return; // the task is gone already
+    throw awsFailure(err, 'ECS StopTask');
+  }
 }
 
 async function runInProcess(

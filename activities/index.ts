@@ -9,7 +9,7 @@ import type { UserSchemaCompiler } from '../src/domain/json-schemas';
 import type { JobGateway } from '../src/temporal/job-gateway';
 import type { ServiceMetrics } from '../src/observability/metrics';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
-import { dispatch, DispatchClients, DispatchResult } from './dispatch';
+import { dispatch, stopTask, DispatchClients, DispatchResult } from './dispatch';
 import { classifiedActivities } from './classified';
 import type { CompletionReport, CompletionResult, StartClaim } from '../workflows/definitions';
 
@@ -67,7 +67,7 @@ export function createActivities(deps: ActivityDeps) {
       const order = await step(() => runs.dispatchOrder(jobId));
       metrics?.dispatchAttempts.inc({ handler: order.handler.type });
       try {
-        return await dispatch(deps.clients, order.handler, {
+        const result = await dispatch(deps.clients, order.handler, {
           ...order.job,
           completion: {
             method: 'POST',
@@ -76,6 +76,11 @@ export function createActivities(deps: ActivityDeps) {
           },
           ...traceparent(),
         });
+        // A cancellation that came while RunTask ran found no task to stop: stop it here.
+        if (result.kind === 'awaiting' && result.taskArn && (await runs.recordTask(jobId, result.taskArn))) {
+          await stopTask(deps.clients.ecs, order.handler, result.taskArn, `job ${jobId} was cancelled while its task started`);
+        }
+        return result;
       } catch (err) {
         const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
         metrics?.dispatchFailures.inc({ handler: order.handler.type, retryable: String(retryable) });
@@ -101,6 +106,12 @@ export function createActivities(deps: ActivityDeps) {
         }
         throw err;
       }
+    },
+
+    /** The workflow was cancelled: the record (src/domain/job-runs.ts `cancelled`) and StopTask of its ECS task. */
+    async cancelJob(jobId: string): Promise<void> {
+      const { stop } = await step(() => runs.cancelled(jobId));
+      if (stop) await stopTask(deps.clients.ecs, stop.handler, stop.taskArn, stop.reason);
     },
 
     storeCompletionResult(jobId: string, result: CompletionResult): Promise<void> {

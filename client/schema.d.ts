@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List the tenants the caller may see
-         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the list holds only the tenants the caller may see.
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the answer holds only what belongs to the tenants the caller may see.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -726,7 +726,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A model job
+         * A model job; with ?wait=, answered as soon as it is final
          * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
          */
         get: operations["getJob"];
@@ -746,12 +746,96 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A job by its id alone
+         * A job by its id alone; with ?wait=, answered as soon as it is final
          * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
          */
         get: operations["getJobById"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search jobs, newest first: platform callers every tenant's, tenant callers their tenants'
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); the answer holds only what belongs to the tenants the caller may see.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["searchJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs/{job_id}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The cascade tree a job belongs to: its root and every descendant (at most 500 jobs)
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
+         */
+        get: operations["getJobLineage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending or running job; a repeat answers the cancelled job, a final job is a 409
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
+         */
+        post: operations["cancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/jobs/{job_id}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a new job with the same model version, input and context, linked by rerun_of
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); checked against the job's tenant; a job the caller may not see is a 404.
+         *
+         *     Send `Idempotency-Key` to make retries safe.
+         */
+        post: operations["rerunJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1653,15 +1737,15 @@ export interface components {
              */
             job_type: "inference" | "training";
             /**
-             * @description `pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`
+             * @description `pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`; `cancelled` from pending or running (POST .../cancel)
              * @enum {unknown}
              */
-            status: "pending" | "running" | "success" | "failure" | "timed_out";
+            status: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
             /**
              * @description What started it
              * @enum {unknown}
              */
-            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade";
+            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
             /** @description The tenant it belongs to; null for jobs started on the global model routes */
             client_id?: string | null;
             /** @description The domain, for service and assignment jobs */
@@ -1672,6 +1756,16 @@ export interface components {
             source_job_id?: string | null;
             /** @description For cascade jobs: the subscription that fired */
             subscription_id?: string | null;
+            /** @description The first job of its cascade tree (the job itself unless it is a cascade) */
+            root_job_id: string;
+            /** @description Cascade depth: 0 for a root, its parent’s depth + 1 for a cascade */
+            depth: number;
+            /** @description For re-runs: the job it re-runs */
+            rerun_of?: string | null;
+            /** @description For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`) */
+            cancelled_by?: string | null;
+            /** @description For cancelled jobs: the reason given */
+            cancel_reason?: string | null;
             /** @description What the handler received */
             input?: Record<string, unknown> | null;
             /** @description What the handler reported on success */
@@ -1693,6 +1787,69 @@ export interface components {
             temporal_workflow_id: string;
             /** @description The workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known */
             temporal_url: string | null;
+        };
+        CancelJobRequest: {
+            /** @description Why the job is cancelled; stored on the job as cancel_reason */
+            reason?: string;
+        };
+        /** @description The cascade tree a job belongs to: its root and every descendant, shallowest first, at most `max_jobs` (then `truncated`) */
+        JobLineage: {
+            /** @description The job asked about */
+            job_id: string;
+            /** @description The root of its tree */
+            root_job_id: string;
+            /** @description Whether the tree holds more jobs than shown (the deepest are left out) */
+            truncated: boolean;
+            /** @description The most jobs an answer holds */
+            max_jobs: number;
+            /** @description The root first, then each depth in order of creation */
+            jobs: {
+                /** @description The job */
+                job_id: string;
+                /** @description The job whose completion started it; null for the root */
+                parent_job_id: string | null;
+                /** @description The subscription that fired it; null for the root */
+                subscription_id: string | null;
+                /** @description 0 for the root */
+                depth: number;
+                /** @description Its model */
+                model_id: string;
+                /** @description Its model version */
+                model_version: string;
+                /**
+                 * @description What the handler was asked to do
+                 * @enum {unknown}
+                 */
+                job_type: "inference" | "training";
+                /**
+                 * @description What started it
+                 * @enum {unknown}
+                 */
+                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                /**
+                 * @description Its status
+                 * @enum {unknown}
+                 */
+                status: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
+                /** @description What its handler reported on failure, or why it failed */
+                error: Record<string, unknown> | null;
+                /** @description Why its cascade entry failed after the job was written (its start), if it did */
+                cascade_error: string | null;
+                /** @description Entries of this job's completion that started no job, with the reason */
+                failed_cascades: {
+                    /** @description The subscription that fired */
+                    subscription_id: string;
+                    /** @description Why it started nothing */
+                    error: string;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When the job was accepted
+                 */
+                created_at: string;
+                /** @description When it reached a final status */
+                completed_at: string | null;
+            }[];
         };
         CompleteJobRequest: {
             /**
@@ -2243,7 +2400,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -2289,7 +2446,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2337,7 +2494,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2357,7 +2514,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2406,7 +2563,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2427,14 +2584,30 @@ export interface operations {
     listClientJobs: {
         parameters: {
             query?: {
-                /** @description Only items with this status */
-                status?: "pending" | "running" | "success" | "failure" | "timed_out";
-                /** @description Only items with this job_type */
-                job_type?: "inference" | "training";
-                /** @description Only items with this model_id */
-                model_id?: string;
+                /** @description Only items with this domain_id */
+                domain_id?: string;
                 /** @description Only items with this service_id */
                 service_id?: string;
+                /** @description Only items with this model_id */
+                model_id?: string;
+                /** @description Only items with this model_version */
+                model_version?: string;
+                /** @description Only items with this job_type */
+                job_type?: "inference" | "training";
+                /** @description Only items with this status */
+                status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
+                /** @description Only items with this trigger */
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                /** @description Only items with this source_job_id */
+                source_job_id?: string;
+                /** @description Only items with this root_job_id */
+                root_job_id?: string;
+                /** @description Only items with this rerun_of */
+                rerun_of?: string;
+                /** @description Only items with this created_after */
+                created_after?: string;
+                /** @description Only items with this created_before */
+                created_before?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -2460,7 +2633,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -2470,8 +2643,13 @@ export interface operations {
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 1,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "fare": 129.5,
                      *             "currency": "EUR"
@@ -2492,14 +2670,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2508,6 +2686,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "offer": "extra legroom"
                      *           },
@@ -2523,14 +2706,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000019",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -2539,6 +2722,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "features": {
                      *               "cabin": "economy",
@@ -2558,14 +2746,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2574,6 +2762,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "fare": 129.5
                      *           },
@@ -2589,8 +2782,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3062,7 +3255,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "notify",
                      *           "model_id": "fare-notifier",
@@ -3075,7 +3268,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3090,7 +3283,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000022",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3154,7 +3347,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "notify",
                      *       "model_id": "fare-notifier",
@@ -3204,7 +3397,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3269,7 +3462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3335,8 +3528,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3391,8 +3584,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "service_id": "LH-400",
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3678,7 +3871,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3693,7 +3886,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3709,7 +3902,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3774,7 +3967,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3788,7 +3981,7 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3860,7 +4053,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -3915,7 +4108,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -3976,7 +4169,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4043,8 +4236,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4307,11 +4500,8 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
-                     *         "model_id": "fare-model",
-                     *         "version": "1",
-                     *         "description": "first cut",
-                     *         "metadata": {},
                      *         "status": "pending",
+                     *         "version": "1",
                      *         "features": [
                      *           {
                      *             "name": "seats",
@@ -4335,8 +4525,11 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
+                     *         "metadata": {},
+                     *         "model_id": "fare-model",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "description": "first cut"
                      *       }
                      *     }
                      */
@@ -4838,8 +5031,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000022",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000023"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4895,8 +5088,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4915,7 +5108,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only items with this status */
-                status?: "pending" | "running" | "success" | "failure" | "timed_out";
+                status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this job_type */
                 job_type?: "inference" | "training";
                 /** @description Page size */
@@ -4945,7 +5138,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000003",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -4957,6 +5150,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "route": "FRA-JFK"
                      *           },
@@ -4970,14 +5168,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000002",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -4986,6 +5184,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
                      *           "input": {
                      *             "features": {
                      *               "cabin": "economy",
@@ -5005,8 +5208,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5028,7 +5231,10 @@ export interface operations {
     };
     getJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only items with this wait */
+                wait?: number;
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -5051,10 +5257,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5063,6 +5269,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "depth": 0,
+                     *       "rerun_of": null,
+                     *       "cancelled_by": null,
+                     *       "cancel_reason": null,
                      *       "input": {
                      *         "features": {
                      *           "cabin": "economy",
@@ -5082,8 +5293,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5097,6 +5308,188 @@ export interface operations {
         };
     };
     getJobById: {
+        parameters: {
+            query?: {
+                /** @description Only items with this wait */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description job id */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "1",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "job_type": "inference",
+                     *       "status": "success",
+                     *       "trigger": "service_init",
+                     *       "client_id": "globex",
+                     *       "domain_id": "eu-flights",
+                     *       "service_id": "LH-400",
+                     *       "source_job_id": null,
+                     *       "subscription_id": null,
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "depth": 0,
+                     *       "rerun_of": null,
+                     *       "cancelled_by": null,
+                     *       "cancel_reason": null,
+                     *       "input": {
+                     *         "features": {
+                     *           "cabin": "economy",
+                     *           "seats": 180
+                     *         },
+                     *         "client_id": "globex",
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400",
+                     *         "departure_datetime": "2031-07-01T09:30:00.000Z"
+                     *       },
+                     *       "output": {
+                     *         "fare": 129.5,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "error": null,
+                     *       "metadata": {},
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "started_at": "2025-06-02T09:00:00.000Z",
+                     *       "completed_at": "2025-06-02T09:00:00.000Z",
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchJobs: {
+        parameters: {
+            query?: {
+                /** @description Only items with this client_id */
+                client_id?: string;
+                /** @description Only items with this domain_id */
+                domain_id?: string;
+                /** @description Only items with this service_id */
+                service_id?: string;
+                /** @description Only items with this model_id */
+                model_id?: string;
+                /** @description Only items with this model_version */
+                model_version?: string;
+                /** @description Only items with this job_type */
+                job_type?: "inference" | "training";
+                /** @description Only items with this status */
+                status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
+                /** @description Only items with this trigger */
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                /** @description Only items with this source_job_id */
+                source_job_id?: string;
+                /** @description Only items with this root_job_id */
+                root_job_id?: string;
+                /** @description Only items with this rerun_of */
+                rerun_of?: string;
+                /** @description Only items with this created_after */
+                created_after?: string;
+                /** @description Only items with this created_before */
+                created_before?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "model_id": "fare-model",
+                     *           "model_version": "1",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "job_type": "inference",
+                     *           "status": "success",
+                     *           "trigger": "service_init",
+                     *           "client_id": "globex",
+                     *           "domain_id": "eu-flights",
+                     *           "service_id": "LH-400",
+                     *           "source_job_id": null,
+                     *           "subscription_id": null,
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "depth": 0,
+                     *           "rerun_of": null,
+                     *           "cancelled_by": null,
+                     *           "cancel_reason": null,
+                     *           "input": {
+                     *             "features": {
+                     *               "cabin": "economy",
+                     *               "seats": 180
+                     *             },
+                     *             "client_id": "globex",
+                     *             "domain_id": "eu-flights",
+                     *             "service_id": "LH-400",
+                     *             "departure_datetime": "2031-07-01T09:30:00.000Z"
+                     *           },
+                     *           "output": {
+                     *             "fare": 129.5,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "error": null,
+                     *           "metadata": {},
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "started_at": "2025-06-02T09:00:00.000Z",
+                     *           "completed_at": "2025-06-02T09:00:00.000Z",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["ModelJob"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getJobLineage: {
         parameters: {
             query?: never;
             header?: never;
@@ -5117,39 +5510,121 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "truncated": false,
+                     *       "max_jobs": 500,
+                     *       "jobs": [
+                     *         {
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "parent_job_id": null,
+                     *           "subscription_id": null,
+                     *           "depth": 0,
+                     *           "model_id": "fare-model",
+                     *           "model_version": "1",
+                     *           "job_type": "inference",
+                     *           "trigger": "service_init",
+                     *           "status": "success",
+                     *           "error": null,
+                     *           "cascade_error": null,
+                     *           "failed_cascades": [
+                     *             {
+                     *               "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *               "error": "target model fare-archiver has no active version"
+                     *             }
+                     *           ],
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "completed_at": "2025-06-02T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "depth": 1,
+                     *           "model_id": "fare-notifier",
+                     *           "model_version": "1",
+                     *           "job_type": "inference",
+                     *           "trigger": "cascade",
+                     *           "status": "success",
+                     *           "error": null,
+                     *           "cascade_error": null,
+                     *           "failed_cascades": [],
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "completed_at": "2025-06-02T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobLineage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description job id */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "started by mistake"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelJobRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": null,
                      *       "job_type": "inference",
-                     *       "status": "success",
-                     *       "trigger": "service_init",
-                     *       "client_id": "globex",
-                     *       "domain_id": "eu-flights",
-                     *       "service_id": "LH-400",
+                     *       "status": "cancelled",
+                     *       "trigger": "rerun",
+                     *       "client_id": null,
+                     *       "domain_id": null,
+                     *       "service_id": null,
                      *       "source_job_id": null,
                      *       "subscription_id": null,
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "depth": 0,
+                     *       "rerun_of": "0197a000-0000-7000-8000-000000000003",
+                     *       "cancelled_by": "client:platform-app",
+                     *       "cancel_reason": "started by mistake",
                      *       "input": {
-                     *         "features": {
-                     *           "cabin": "economy",
-                     *           "seats": 180
-                     *         },
-                     *         "client_id": "globex",
-                     *         "domain_id": "eu-flights",
-                     *         "service_id": "LH-400",
-                     *         "departure_datetime": "2031-07-01T09:30:00.000Z"
+                     *         "route": "FRA-JFK"
                      *       },
-                     *       "output": {
-                     *         "fare": 129.5,
-                     *         "currency": "EUR"
-                     *       },
+                     *       "output": null,
                      *       "error": null,
-                     *       "metadata": {},
+                     *       "metadata": {
+                     *         "requested_by": "analyst"
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000002",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5159,6 +5634,48 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rerunJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of 1-200 visible ASCII characters. The same key from the same caller on the same operation returns the first job and changes nothing; the same key with a different request is a 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description job id */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the job is starting */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5200,14 +5717,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000004"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000005"
                      *         }
                      *       ]
                      *     }
@@ -5224,17 +5741,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "error": "target model fare-archiver has no active version"
                      *         }
                      *       ]
@@ -5282,7 +5799,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *           "source_model_id": "fare-model",
                      *           "target_model_id": "fare-notifier",
                      *           "trigger_event": "inference_complete",
@@ -5346,7 +5863,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5394,7 +5911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5440,7 +5957,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5497,7 +6014,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5554,7 +6071,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *           "client_id": "globex",
                      *           "url": "https://hooks.example.com/globex/mos",
                      *           "description": "Ops alerts (pager)",
@@ -5630,7 +6147,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -5686,7 +6203,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -5753,7 +6270,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -5807,7 +6324,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -5859,7 +6376,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -5897,9 +6414,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -5956,9 +6473,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000019",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6022,9 +6539,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6081,9 +6598,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -6143,7 +6660,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *           "client_id": null,
                      *           "url": "https://hooks.example.com/platform/mos",
                      *           "description": "Registry changes",
@@ -6215,7 +6732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6268,7 +6785,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6327,7 +6844,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6379,7 +6896,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6429,7 +6946,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6465,9 +6982,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -6522,9 +7039,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000017",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6586,9 +7103,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6643,9 +7160,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,

@@ -26,7 +26,7 @@ export async function runApi(tracing?: Tracing): Promise<void> {
   ]);
   const gateway = jobGatewayFor(temporal, config, metrics);
   const verify = verifierFromConfig(config.auth, log);
-  const { app, serving } = createApp({
+  const { app, serving, close } = createApp({
     config,
     knex,
     temporal,
@@ -38,6 +38,8 @@ export async function runApi(tracing?: Tracing): Promise<void> {
   });
   const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
   onShutdown(log, async () => {
+    // Requests holding a `?wait=` answer the job as it is now, so they do not hold up the drain.
+    await close();
     await drainServer(server, serving, {
       delayMs: config.shutdown.delaySeconds * 1000,
       timeoutMs: config.shutdown.timeoutSeconds * 1000,

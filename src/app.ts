@@ -45,6 +45,7 @@ import { poolStats } from './db/pool-stats';
 import { httpMetrics } from './http/metrics-middleware';
 import { ServingState, closeConnectionsWhileDraining } from './http/serving-state';
 import { traceRequests } from './http/trace-middleware';
+import { createJobFinalListener } from './db/job-final-listener';
 
 export interface AppDeps {
   config: Config;
@@ -63,8 +64,16 @@ export interface AppDeps {
 }
 
 /** Builds the Koa app from its dependencies; nothing here is global, so tests build it against real services. */
-export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: ServiceMetrics; serving: ServingState } {
+export function createApp(deps: AppDeps): {
+  app: Koa;
+  router: Router;
+  metrics: ServiceMetrics;
+  serving: ServingState;
+  /** Closes what the app opened itself (the final-status listener of `?wait=` reads); call after the server closed. */
+  close: () => Promise<void>;
+} {
   const { knex, log } = deps;
+  const finals = createJobFinalListener(knex, log);
   const metrics = deps.metrics ?? new ServiceMetrics({ pool: poolStats(knex) });
   const serving = deps.serving ?? new ServingState();
   const schemas = new UserSchemaCompiler();
@@ -76,6 +85,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
     log,
     metrics,
     completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
+    finals,
   });
   const assignments = createAssignmentsService({ knex, rules });
   const starts = createJobStarts({ knex, jobs });
@@ -133,5 +143,5 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   app.use(guardInput());
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
-  return { app, router, metrics, serving };
+  return { app, router, metrics, serving, close: () => finals.close() };
 }

@@ -8,6 +8,8 @@ import {
   ApplicationFailure,
   ActivityFailure,
   allHandlersFinished,
+  CancellationScope,
+  isCancellation,
   log,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -40,6 +42,11 @@ const localDb = proxyLocalActivities<Activities>({
 });
 /** Runs started before this change replay with the database steps as (remote) activities. */
 export const LOCAL_DB_STEPS = 'local-db-steps';
+/**
+ * A cancelled run records the cancellation (unless the API already did), stops the handler's ECS task and closes as
+ * cancelled, without recording a completion or firing a cascade. Runs cancelled before this change replay as they ran.
+ */
+export const CANCELLATION = 'job-cancellation';
 const dispatcher = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -63,12 +70,16 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
   let phase = 'dispatching';
   let report: CompletionReport | undefined;
   let timedOut = false;
+  let cancelled = false;
   let result: CompletionResult | undefined;
+  const cancelledFailure = () =>
+    ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: 'the job was cancelled', nonRetryable: true });
 
   setHandler(jobStateQuery, () => ({ phase, completion: report }));
   setHandler(
     completeJobUpdate,
     async (incoming) => {
+      if (cancelled) throw cancelledFailure();
       if (timedOut)
         throw ApplicationFailure.create({ type: COMPLETION_CONFLICT, message: 'the job already timed out', nonRetryable: true });
       if (report && report.status !== incoming.status) {
@@ -79,11 +90,19 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
         });
       }
       report ??= incoming;
-      await condition(() => result !== undefined);
-      return result!;
+      try {
+        await condition(() => result !== undefined || cancelled);
+      } catch (err) {
+        // The workflow was cancelled while this report waited for its answer: no completion is taken after that.
+        if (!isCancellation(err)) throw err;
+      }
+      if (result === undefined) throw cancelledFailure();
+      return result;
     },
     {
       validator: (incoming) => {
+        // A report after the cancellation is refused before it reaches the history.
+        if (cancelled) throw cancelledFailure();
         // Checked at run time: an update's argument arrives from outside, whatever its declared type.
         const status = (incoming as { status?: unknown } | null)?.status;
         if (status !== 'success' && status !== 'failure') {
@@ -95,54 +114,77 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
 
   const steps = patched(LOCAL_DB_STEPS) ? localDb : db;
 
-  // Histories recorded before the claim existed carry no result here: those runs own their job.
-  const claim = await steps.startJob(jobId);
-  if (claim && !claim.owned) {
-    result = claim.result;
-    phase = 'done';
-    await condition(allHandlersFinished);
-    return claim.result;
-  }
-  upsertSearchAttributes([{ key: JOB_STATUS, value: 'running' }]);
-
   try {
-    const dispatched = await dispatcher.dispatchJob(jobId);
-    if (dispatched.kind === 'completed') report ??= dispatched.report;
+    // Histories recorded before the claim existed carry no result here: those runs own their job.
+    const claim = await steps.startJob(jobId);
+    if (claim && !claim.owned) {
+      result = claim.result;
+      phase = 'done';
+      await condition(allHandlersFinished);
+      return claim.result;
+    }
+    upsertSearchAttributes([{ key: JOB_STATUS, value: 'running' }]);
+
+    try {
+      const dispatched = await dispatcher.dispatchJob(jobId);
+      if (dispatched.kind === 'completed') report ??= dispatched.report;
+    } catch (err) {
+      if (isCancellation(err) && patched(CANCELLATION)) throw err;
+      log.warn('dispatch failed', { jobId, error: failureMessage(err) });
+      report ??= { status: 'failure', error: { message: `dispatch failed: ${failureMessage(err)}` } };
+    }
+
+    phase = 'awaiting_completion';
+    const reported = await condition(() => report !== undefined, `${input.completionDeadlineSeconds} seconds`);
+    if (!reported) timedOut = true;
+
+    phase = 'recording';
+    const outcome = await db.recordCompletion(jobId, timedOut ? null : report!);
+    upsertSearchAttributes([{ key: JOB_STATUS, value: outcome.status }]);
+    if (outcome.status === 'cancelled' && patched(CANCELLATION)) {
+      // The API cancelled the job while this report was being recorded: the cancellation won, the report is refused.
+      cancelled = true;
+      phase = 'cancelled';
+      await db.cancelJob(jobId);
+      await condition(allHandlersFinished);
+      return { ...outcome.base, status: 'failure', triggered_events: [] };
+    }
+
+    const triggered: TriggeredEvent[] = [];
+    if (outcome.triggerEvent) {
+      phase = 'cascading';
+      const subscriptionIds = await steps.triggeredSubscriptions(jobId, outcome.triggerEvent);
+      const fired = await Promise.all(
+        subscriptionIds.map(async (subscriptionId): Promise<TriggeredEvent> => {
+          try {
+            const { job_id } = await cascades.fireSubscription({ sourceJobId: jobId, subscriptionId, triggerOutput: report?.output ?? {} });
+            return { subscription_id: subscriptionId, job_id };
+          } catch (err) {
+            return { subscription_id: subscriptionId, error: failureMessage(err) };
+          }
+        }),
+      );
+      triggered.push(...fired);
+    }
+
+    const final: CompletionResult = { ...outcome.base, triggered_events: triggered };
+    await steps.storeCompletionResult(jobId, final);
+    result = final;
+    phase = 'done';
+    // Let in-flight completion updates return their answer before the workflow closes.
+    await condition(allHandlersFinished);
+    return final;
   } catch (err) {
-    log.warn('dispatch failed', { jobId, error: failureMessage(err) });
-    report ??= { status: 'failure', error: { message: `dispatch failed: ${failureMessage(err)}` } };
+    if (!isCancellation(err) || !patched(CANCELLATION)) throw err;
+    cancelled = true;
+    phase = 'cancelled';
+    log.info('job cancelled', { jobId });
+    // Cleanup runs although the workflow is cancelled: the record (if the API has not written it) and the ECS task.
+    await CancellationScope.nonCancellable(async () => {
+      await db.cancelJob(jobId);
+      upsertSearchAttributes([{ key: JOB_STATUS, value: 'cancelled' }]);
+      await condition(allHandlersFinished);
+    });
+    throw err;
   }
-
-  phase = 'awaiting_completion';
-  const reported = await condition(() => report !== undefined, `${input.completionDeadlineSeconds} seconds`);
-  if (!reported) timedOut = true;
-
-  phase = 'recording';
-  const outcome = await db.recordCompletion(jobId, timedOut ? null : report!);
-  upsertSearchAttributes([{ key: JOB_STATUS, value: outcome.status }]);
-
-  const triggered: TriggeredEvent[] = [];
-  if (outcome.triggerEvent) {
-    phase = 'cascading';
-    const subscriptionIds = await steps.triggeredSubscriptions(jobId, outcome.triggerEvent);
-    const fired = await Promise.all(
-      subscriptionIds.map(async (subscriptionId): Promise<TriggeredEvent> => {
-        try {
-          const { job_id } = await cascades.fireSubscription({ sourceJobId: jobId, subscriptionId, triggerOutput: report?.output ?? {} });
-          return { subscription_id: subscriptionId, job_id };
-        } catch (err) {
-          return { subscription_id: subscriptionId, error: failureMessage(err) };
-        }
-      }),
-    );
-    triggered.push(...fired);
-  }
-
-  const final: CompletionResult = { ...outcome.base, triggered_events: triggered };
-  await steps.storeCompletionResult(jobId, final);
-  result = final;
-  phase = 'done';
-  // Let in-flight completion updates return their answer before the workflow closes.
-  await condition(allHandlersFinished);
-  return final;
 }

@@ -5,10 +5,10 @@ import type { CompletionResult, TriggeredEvent } from '../../workflows/definitio
 export type { CompletionResult, TriggeredEvent };
 import { paginate, PageRequest, Page } from './pagination';
 
-export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out';
+export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out' | 'cancelled';
 export type JobType = 'inference' | 'training';
-export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade';
-export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['success', 'failure', 'timed_out'];
+export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade' | 'rerun';
+export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['success', 'failure', 'timed_out', 'cancelled'];
 
 export interface JobRow {
   job_id: string;
@@ -24,6 +24,15 @@ export interface JobRow {
   source_job_id: string | null;
   subscription_id: string | null;
   cascade_depth: number;
+  /** The first job of the cascade tree this job belongs to; the job itself unless it is a cascade. */
+  root_job_id: string;
+  /** The job this one re-runs. */
+  rerun_of: string | null;
+  /** Who cancelled the job (principal subject, or `temporal` for a cancel made in Temporal) and why. */
+  cancelled_by: string | null;
+  cancel_reason: string | null;
+  /** The ECS task the dispatch started, stopped when the job is cancelled. */
+  ecs_task_arn: string | null;
   input: Record<string, unknown> | null;
   output: Record<string, unknown> | null;
   error: Record<string, unknown> | null;
@@ -57,6 +66,8 @@ export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job
       | 'source_job_id'
       | 'subscription_id'
       | 'cascade_depth'
+      | 'root_job_id'
+      | 'rerun_of'
       | 'input'
       | 'metadata'
       | 'idempotency_key'
@@ -163,19 +174,94 @@ export async function staleOrphans(db: Db, olderThanSeconds: number, limit = 100
 }
 
 export interface JobFilter {
+  /** Tenants the caller may see; undefined means every job (platform callers). An empty list matches nothing. */
+  visible_client_ids?: string[];
   client_id?: string;
+  domain_id?: string;
+  service_id?: string;
   model_id?: string;
   model_version?: string;
   status?: string;
   job_type?: string;
-  service_id?: string;
+  trigger?: string;
+  source_job_id?: string;
+  root_job_id?: string;
+  rerun_of?: string;
+  created_after?: Date;
+  created_before?: Date;
 }
 
+/**
+ * Jobs matching every given filter, newest first, a page at a time. Domain and service ids are resolved to their
+ * uuids first, so each filter is a range of one index on (column, created_at desc, job_id desc).
+ */
 export async function listJobs(db: Db, filter: JobFilter, page: PageRequest): Promise<Page<JobView>> {
   const q = jobViews(db);
-  for (const key of ['client_id', 'model_id', 'model_version', 'status', 'job_type'] as const) {
-    if (filter[key]) q.where(`model_jobs.${key}`, filter[key]);
+  if (filter.visible_client_ids) q.whereIn('model_jobs.client_id', filter.visible_client_ids);
+  for (const key of [
+    'client_id',
+    'model_id',
+    'model_version',
+    'status',
+    'job_type',
+    'trigger',
+    'source_job_id',
+    'root_job_id',
+    'rerun_of',
+  ] as const) {
+    if (filter[key] !== undefined) q.where(`model_jobs.${key}`, filter[key]);
   }
-  if (filter.service_id) q.where('services.service_id', filter.service_id);
+  if (filter.domain_id !== undefined) {
+    const domains = db('domains').where('domain_id', filter.domain_id);
+    if (filter.client_id !== undefined) domains.where('client_id', filter.client_id);
+    q.whereIn('model_jobs.domain_uuid', await domains.pluck('domain_uuid'));
+  }
+  if (filter.service_id !== undefined) {
+    const services = db('services').where('services.service_id', filter.service_id).select('services.service_uuid');
+    if (filter.client_id !== undefined || filter.domain_id !== undefined) {
+      services.join('domains', 'domains.domain_uuid', 'services.domain_uuid');
+      if (filter.client_id !== undefined) services.where('domains.client_id', filter.client_id);
+      if (filter.domain_id !== undefined) services.where('domains.domain_id', filter.domain_id);
+    }
+    q.whereIn(
+      'model_jobs.service_uuid',
+      (await services).map((r: { service_uuid: string }) => r.service_uuid),
+    );
+  }
+  if (filter.created_after) q.where('model_jobs.created_at', '>=', filter.created_after);
+  if (filter.created_before) q.where('model_jobs.created_at', '<', filter.created_before);
   return paginate<JobView>(q, page, 'job_id', 'model_jobs');
+}
+
+/**
+ * Cancels a job that has not finished: status `cancelled`, who and why. False when it had already reached a final
+ * status (the caller then reads it).
+ */
+export async function cancelJob(db: Db, jobId: string, by: string, reason: string | null): Promise<boolean> {
+  const n = await db('model_jobs')
+    .where({ job_id: jobId })
+    .whereNotIn('status', TERMINAL_JOB_STATUSES as JobStatus[])
+    .update({ status: 'cancelled', cancelled_by: by, cancel_reason: reason, completed_at: db.fn.now(), updated_at: db.fn.now() });
+  return n > 0;
+}
+
+/** Records the ECS task a dispatch started; answers the job's status at that moment (a cancelled job's task is stopped). */
+export async function recordTaskArn(db: Db, jobId: string, taskArn: string): Promise<JobStatus | undefined> {
+  const rows: { status: JobStatus }[] = await db('model_jobs')
+    .where({ job_id: jobId })
+    .update({ ecs_task_arn: taskArn, updated_at: db.fn.now() })
+    .returning('status');
+  return rows[0]?.status;
+}
+
+/** The jobs of one cascade tree, shallowest first, at most `limit`. */
+export async function lineage(db: Db, rootJobId: string, limit: number): Promise<JobView[]> {
+  return jobViews(db)
+    .where('model_jobs.root_job_id', rootJobId)
+    .orderBy([
+      { column: 'model_jobs.cascade_depth', order: 'asc' },
+      { column: 'model_jobs.created_at', order: 'asc' },
+      { column: 'model_jobs.job_id', order: 'asc' },
+    ])
+    .limit(limit);
 }

@@ -143,7 +143,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(async () => dispatcher?.stop());
 
     const verify = verifierFromConfig(config.auth, log);
-    const { app } = createApp({
+    const { app, close } = createApp({
       config,
       knex,
       temporal,
@@ -153,6 +153,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       metrics,
       inProcessNames: Object.keys(builtinImplementations),
     });
+    cleanups.push(close);
     const server: Server = app.listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));

@@ -64,6 +64,7 @@ export async function fireSubscription(
       source_job_id: source.job_id,
       subscription_id: sub.subscription_id,
       cascade_depth: source.cascade_depth + 1,
+      root_job_id: source.root_job_id,
       input: payload,
       metadata: { trigger_output: input.triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
     }));

@@ -89,6 +89,37 @@ export async function recordOutcome(
   return outcome;
 }
 
+/**
+ * Records a job's cancellation and its effects in one transaction, like an outcome: the job row (`cancelled`, by
+ * whom, why), the `job.cancelled` event, and the service (an inference of a service, when no newer job of the
+ * service exists) or the version (a training) moved to `failed`: the work they waited for will not arrive.
+ * False when the job had already reached a final status; nothing changes then.
+ */
+export async function recordCancellation(knex: Knex, jobId: string, by: string, reason: string | null): Promise<boolean> {
+  return inTransaction(knex, async (trx) => {
+    const job = await jobs.findJob(trx, jobId);
+    if (!job) throw new Error(`job ${jobId} does not exist`);
+    // The lock order of recordOutcome: service (or version) first, then the job row.
+    if (job.job_type === 'inference' && job.service_uuid) await lockServiceByUuid(trx, job.service_uuid);
+    if (job.job_type === 'training') await models.lockVersion(trx, job.model_id, job.model_version);
+    if (!(await jobs.cancelJob(trx, jobId, by, reason))) return false;
+    await webhookEvents.jobFinished(trx, jobId); // webhooks (#16): job.cancelled
+    if (job.job_type === 'inference' && job.service_uuid) {
+      const service = await setStatusFromJob(trx, job.service_uuid, jobId, 'failed');
+      if (service)
+        await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
+    }
+    if (job.job_type === 'training') {
+      const version = await models.findVersion(trx, job.model_id, job.model_version);
+      if (version?.status === 'training') {
+        await models.setVersionStatus(trx, job.model_id, job.model_version, 'failed');
+        await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
+      }
+    }
+    return true;
+  });
+}
+
 function triggerFor(jobType: jobs.JobType, status: jobs.JobStatus): RecordedOutcome['triggerEvent'] {
   if (status !== 'success') return null;
   return jobType === 'inference' ? 'inference_complete' : 'training_complete';

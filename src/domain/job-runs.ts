@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as jobs from '../db/jobs.repository';
+import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { Handler } from '../shapes';
 import type { CompletionReport, CompletionResult, StartClaim } from '../../workflows/definitions';
 import type { JobGateway } from '../temporal/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
-import { recordOutcome, type RecordedOutcome } from './job-outcomes';
+import { recordCancellation, recordOutcome, type RecordedOutcome } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 
 /** A job the workflow names but the database does not hold: nothing a retry can fix. */
@@ -86,6 +87,29 @@ export function createJobRuns(deps: {
         },
         completionPath: `/v2/models/${encodeURIComponent(job.model_id)}/versions/${encodeURIComponent(job.model_version)}/jobs/${job.job_id}/complete`,
       };
+    },
+
+    /**
+     * Records the ECS task a dispatch started. Answers whether to stop it at once: the job was cancelled while the
+     * task was being started (the cancellation's own stop found no task to stop then).
+     */
+    async recordTask(jobId: string, taskArn: string): Promise<boolean> {
+      return (await jobs.recordTaskArn(knex, jobId, taskArn)) === 'cancelled';
+    },
+
+    /**
+     * The workflow was cancelled: records the cancellation unless the API already did (a cancel made in Temporal
+     * directly), and answers the ECS task to stop when the job is cancelled and started one.
+     */
+    async cancelled(jobId: string): Promise<{ stop?: { handler: Handler; taskArn: string; reason: string } }> {
+      await loadJob(jobId);
+      await recordCancellation(knex, jobId, 'temporal', 'the workflow was cancelled in Temporal');
+      const job = await loadJob(jobId);
+      if (job.status !== 'cancelled' || !job.ecs_task_arn) return {};
+      const model = await models.findModel(knex, job.model_id);
+      if (!model) return {};
+      const reason = `job ${jobId} cancelled by ${job.cancelled_by}${job.cancel_reason ? `: ${job.cancel_reason}` : ''}`;
+      return { stop: { handler: model.handlers[job.job_type], taskArn: job.ecs_task_arn, reason } };
     },
 
     recordOutcome(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {

@@ -2,10 +2,13 @@ import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as models from '../db/models.repository';
 import * as assignmentsRepo from '../db/assignments.repository';
-import { requireDomainOfActiveClient, requireService, requireVersion, requireModel } from './lookups';
+import { requireClient, assertClientActive, requireDomainOfActiveClient, requireService, requireVersion, requireModel } from './lookups';
 import { TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
-import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
+import { TERMINAL_JOB_STATUSES } from '../db/jobs.repository';
+import { findServiceByUuid, lockServiceByUuid, updateService } from '../db/services.repository';
+import type { Principal } from '../auth/principal';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from '../webhooks/outbox';
 
@@ -62,6 +65,71 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
   }
 
   return {
+    /**
+     * Starts a new job with the original's model version, input, metadata and context (tenant, domain, service),
+     * linked by `rerun_of`, under the rules of a fresh start: a suspended tenant or an inactive version is a 422, a
+     * training re-run needs a trainable version (409) and moves it to `training`, a service re-run moves the
+     * service to `in_progress`. Only a final job is re-run (409 while it is pending or running).
+     */
+    async rerun(principal: Principal, jobId: string, ctx: JobRequestContext) {
+      const original = await jobs.findVisible(principal, jobId);
+      if (original.job_type === 'training' && !principal.permissions.has('train_model')) {
+        throw new ForbiddenError('re-running a training job needs permission train_model');
+      }
+      if (!TERMINAL_JOB_STATUSES.includes(original.status)) {
+        throw new ConflictError(`job ${jobId} is ${original.status}; re-run it once it is final (or cancel it first)`);
+      }
+      if (original.client_id) assertClientActive(await requireClient(knex, original.client_id));
+      const model = await requireModel(knex, original.model_id);
+      const input = original.input ?? {};
+      jobs.assertInputFits(model.handler_contracts, original.job_type, input);
+      const { trigger_output, trigger_event, label, ...kept } = original.metadata ?? {};
+      const job = {
+        model_id: original.model_id,
+        model_version: original.model_version,
+        job_type: original.job_type,
+        trigger: 'rerun' as const,
+        assignment_id: original.assignment_id,
+        client_id: original.client_id,
+        domain_uuid: original.domain_uuid,
+        service_uuid: original.service_uuid,
+        rerun_of: original.job_id,
+        input,
+        // A cascade's handler is told the trigger's output again: it is part of what it ran on.
+        metadata: { ...kept, ...(trigger_output !== undefined ? { trigger_output, trigger_event, label } : {}) },
+      };
+      return jobs.once(ctx, async () => {
+        const staged = await inTransaction(knex, async (trx) => {
+          if (original.job_type === 'training') {
+            const current = await models.lockVersion(trx, original.model_id, original.model_version);
+            if (!current) await requireVersion(trx, original.model_id, original.model_version);
+            if (!TRAINABLE_STATUSES.includes(current!.status)) {
+              throw new ConflictError(
+                `version ${original.model_version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`,
+              );
+            }
+            await models.setVersionStatus(trx, original.model_id, original.model_version, 'training');
+            await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version); // webhooks (#16)
+          } else {
+            const version = await requireVersion(trx, original.model_id, original.model_version);
+            if (version.status !== 'active') {
+              throw new UnprocessableError(`version ${original.model_version} is ${version.status}; inference needs an active version`);
+            }
+            if (original.service_uuid) {
+              await lockServiceByUuid(trx, original.service_uuid);
+              const service = await findServiceByUuid(trx, original.service_uuid);
+              if (!service || service.status === 'not_found') {
+                throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
+              }
+              if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
+            }
+          }
+          return jobs.stage(trx, job, ctx);
+        });
+        return jobs.launch(staged);
+      });
+    },
+
     /** Moves the version to `training` and starts the training job, in one transaction. */
     async train(modelId: string, version: string, body: StartBody, ctx: JobRequestContext) {
       const model = await requireModel(knex, modelId);

@@ -2,19 +2,52 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
 import { WorkflowStartRefused, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
-import { recordOutcome } from './job-outcomes';
+import { recordCancellation, recordOutcome } from './job-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
-import { canSeeJob } from '../auth/access';
+import { canSeeJob, visibleTenants } from '../auth/access';
 import type { PageRequest } from '../db/pagination';
 import { mapPage } from '../db/pagination';
 import { uuidv7 } from '../ids';
 import { requireClient } from './lookups';
-import { ConflictError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import type { ServiceMetrics } from '../observability/metrics';
-import { toJob } from './views';
+import { toJob, toLineage } from './views';
+import type { JobFinalListener } from '../db/job-final-listener';
+
+/** The longest `?wait=` a job read takes, in seconds. */
+export const MAX_JOB_WAIT_SECONDS = 60;
+/** The most jobs a lineage answer holds; a larger tree is cut (shallowest jobs first) and says `truncated`. */
+export const MAX_LINEAGE_JOBS = 500;
+
+/** The search filters of GET /v2/jobs and the tenant job list, as the query gives them. */
+export type JobSearchQuery = Omit<repo.JobFilter, 'visible_client_ids' | 'created_after' | 'created_before'> & {
+  created_after?: string;
+  created_before?: string;
+};
+
+function instant(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  // A full RFC 3339 date-time with a zone, as the document says; Date alone accepts far more.
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(date.getTime())) {
+    throw new InvalidInputError(`${name} must be an RFC 3339 date-time such as 2026-12-10T00:00:00Z`);
+  }
+  if (date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) throw new InvalidInputError(`${name} must be in years 0001-9999`);
+  return date;
+}
+
+/** Parses `?wait=`: whole seconds from 0 to MAX_JOB_WAIT_SECONDS; absent means no wait. */
+export function waitSeconds(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const n = Number(raw);
+  if (!/^\d{1,3}$/.test(raw) || n > MAX_JOB_WAIT_SECONDS) {
+    throw new InvalidInputError(`wait must be a whole number of seconds from 0 to ${MAX_JOB_WAIT_SECONDS}`);
+  }
+  return n;
+}
 
 export interface JobRequestContext {
   principal: Principal;
@@ -38,6 +71,11 @@ class IdempotentReplay extends Error {
   }
 }
 
+/** Who did it, as recorded on the job: `user:<username>` or `client:<client_id>`. */
+function actor(principal: Principal): string {
+  return principal.kind === 'human' ? `user:${principal.username}` : `client:${principal.clientId}`;
+}
+
 export function createJobsService(deps: {
   knex: Knex;
   gateway: JobGateway;
@@ -46,6 +84,8 @@ export function createJobsService(deps: {
   metrics?: ServiceMetrics;
   /** Longest a completion waits for the workflow's answer before a 503. */
   completionWaitSeconds: number;
+  /** Wakes `?wait=` reads when a job reaches a final status; without it a read answers at once. */
+  finals?: JobFinalListener;
 }) {
   const { knex, gateway, log, metrics } = deps;
   const present = (row: repo.JobView) => toJob(row, { workflowId: workflowIdFor, uiUrl: (id) => gateway.uiUrl(id) });
@@ -59,7 +99,25 @@ export function createJobsService(deps: {
     return job;
   }
 
+  async function visibleById(principal: Principal, jobId: string): Promise<repo.JobView> {
+    const job = await repo.findJob(knex, jobId);
+    if (!job || !canSeeJob(principal, job.client_id)) throw new NotFoundError(`job ${jobId} not found`);
+    return job;
+  }
+
+  /** The job once it is final, or as it is when `seconds` pass: woken by the final-status notification, never polled. */
+  async function awaitFinal(job: repo.JobView, seconds: number): Promise<repo.JobView> {
+    if (seconds <= 0 || !deps.finals || repo.TERMINAL_JOB_STATUSES.includes(job.status)) return job;
+    let current = job;
+    await deps.finals.waitFor(job.job_id, seconds * 1000, async () => {
+      current = (await repo.findJob(knex, job.job_id)) ?? current;
+      return repo.TERMINAL_JOB_STATUSES.includes(current.status);
+    });
+    return current;
+  }
+
   function answerFromRecord(job: repo.JobView, report: CompletionReport): repo.CompletionResult {
+    if (job.status === 'cancelled') throw new ConflictError(`the job was cancelled by ${job.cancelled_by}`);
     if (job.status === 'timed_out') throw new ConflictError('the job already timed out');
     if (job.status !== report.status) throw new ConflictError(`the job was already reported ${job.status}`);
     if (!job.completion_result) throw new UnavailableError('the job is finishing; retry the completion shortly');
@@ -76,7 +134,7 @@ export function createJobsService(deps: {
   ): Promise<repo.CompletionResult> {
     const job = await visibleJob(principal, modelId, version, jobId);
     // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
-    if (job.completion_result || job.status === 'timed_out') return answerFromRecord(job, report);
+    if (job.completion_result || job.status === 'timed_out' || job.status === 'cancelled') return answerFromRecord(job, report);
     if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
     const delivery = await gateway.complete(jobId, report, deps.completionWaitSeconds);
     switch (delivery.kind) {
@@ -178,24 +236,81 @@ export function createJobsService(deps: {
       if (problem) throw new UnprocessableError(`input does not match the ${kind} input_schema: ${problem}`);
     },
 
-    async get(principal: Principal, modelId: string, version: string, jobId: string) {
-      return present(await visibleJob(principal, modelId, version, jobId));
+    /** A job; with `waitFor` seconds, answered as soon as it is final, or as it is when the time runs out. */
+    async get(principal: Principal, modelId: string, version: string, jobId: string, waitFor = 0) {
+      return present(await awaitFinal(await visibleJob(principal, modelId, version, jobId), waitFor));
     },
 
-    /** A job by id alone, with the same tenant check as the model-scoped read. */
-    async getById(principal: Principal, jobId: string) {
-      const job = await repo.findJob(knex, jobId);
-      if (!job || !canSeeJob(principal, job.client_id)) throw new NotFoundError(`job ${jobId} not found`);
-      return present(job);
+    /** A job by id alone, with the same tenant check as the model-scoped read (and the same wait). */
+    async getById(principal: Principal, jobId: string, waitFor = 0) {
+      return present(await awaitFinal(await visibleById(principal, jobId), waitFor));
     },
+
+    /** The job row the caller may see, or 404 (a job of another tenant answers like a missing one). */
+    findVisible: visibleById,
 
     async list(filter: repo.JobFilter, page: PageRequest) {
       return mapPage(await repo.listJobs(knex, filter, page), present);
     },
 
-    async listForClient(clientId: string, filter: Omit<repo.JobFilter, 'client_id'>, page: PageRequest) {
+    /** Every job the caller may see that matches the filters: platform callers all tenants', others their tenants'. */
+    async search(principal: Principal, query: JobSearchQuery, page: PageRequest) {
+      const filter: repo.JobFilter = {
+        ...query,
+        visible_client_ids: visibleTenants(principal),
+        created_after: instant('created_after', query.created_after),
+        created_before: instant('created_before', query.created_before),
+      };
+      return mapPage(await repo.listJobs(knex, filter, page), present);
+    },
+
+    async listForClient(clientId: string, query: Omit<JobSearchQuery, 'client_id'>, page: PageRequest) {
       await requireClient(knex, clientId);
-      return mapPage(await repo.listJobs(knex, { ...filter, client_id: clientId }, page), present);
+      const filter: repo.JobFilter = {
+        ...query,
+        client_id: clientId,
+        created_after: instant('created_after', query.created_after),
+        created_before: instant('created_before', query.created_before),
+      };
+      return mapPage(await repo.listJobs(knex, filter, page), present);
+    },
+
+    /** The cascade tree the job belongs to: its root and every descendant, at most MAX_LINEAGE_JOBS. */
+    async lineage(principal: Principal, jobId: string) {
+      const job = await visibleById(principal, jobId);
+      const rows = await repo.lineage(knex, job.root_job_id, MAX_LINEAGE_JOBS + 1);
+      // Cascades inherit their source's tenant; the filter keeps that true for what is shown even if a row broke it.
+      const visible = rows.slice(0, MAX_LINEAGE_JOBS).filter((r) => canSeeJob(principal, r.client_id));
+      return toLineage(job, visible, { truncated: rows.length > MAX_LINEAGE_JOBS, maxJobs: MAX_LINEAGE_JOBS });
+    },
+
+    /**
+     * Cancels a pending or running job: records `cancelled` (who, why; the service or version moves to `failed`)
+     * and then cancels its workflow, which stops an ECS task it started and fires nothing. A repeat returns the
+     * cancelled job (and asks Temporal again); a job already final is a 409.
+     */
+    async cancel(principal: Principal, jobId: string, reason: string | undefined) {
+      const job = await visibleById(principal, jobId);
+      if (job.job_type === 'training' && !principal.permissions.has('train_model')) {
+        throw new ForbiddenError('cancelling a training job needs permission train_model');
+      }
+      if (job.status !== 'cancelled') {
+        const changed = await recordCancellation(knex, jobId, actor(principal), reason ?? null);
+        if (!changed) {
+          const current = (await repo.findJob(knex, jobId))!;
+          if (current.status !== 'cancelled') throw new ConflictError(`job ${jobId} is already final: ${current.status}`);
+        }
+      }
+      try {
+        await gateway.cancel(jobId);
+      } catch (err) {
+        log.warn({ err, jobId }, 'the cancellation is recorded but Temporal did not take the workflow cancel');
+        throw new UnavailableError(
+          `job ${jobId} is cancelled (no completion is accepted), but its workflow could not be told: repeat the cancel to stop its task`,
+          { cause: err },
+        );
+      }
+      return present((await repo.findJob(knex, jobId))!);
     },
 
     /**

@@ -94,6 +94,11 @@ export function toJob(row: JobView, temporal: { workflowId(jobId: string): strin
     service_id: row.service_id,
     source_job_id: row.source_job_id,
     subscription_id: row.subscription_id,
+    root_job_id: row.root_job_id,
+    depth: row.cascade_depth,
+    rerun_of: row.rerun_of,
+    cancelled_by: row.cancelled_by,
+    cancel_reason: row.cancel_reason,
     input: row.input,
     output: row.output,
     error: row.error,
@@ -103,5 +108,41 @@ export function toJob(row: JobView, temporal: { workflowId(jobId: string): strin
     completed_at: iso(row.completed_at),
     temporal_workflow_id: temporal.workflowId(row.job_id),
     temporal_url: temporal.uiUrl(row.job_id),
+  };
+}
+
+/**
+ * The cascade tree a job belongs to, shallowest first. Each job names its parent and the subscription that fired
+ * it, its own error, the error of its cascade entry if that failed after the job was written, and the entries of
+ * its own completion that started no job (`failed_cascades`).
+ */
+export function toLineage(asked: JobView, rows: JobView[], bound: { truncated: boolean; maxJobs: number }) {
+  const entryErrors = new Map<string, string>();
+  for (const row of rows) {
+    for (const e of row.completion_result?.triggered_events ?? []) if (e.job_id && e.error) entryErrors.set(e.job_id, e.error);
+  }
+  return {
+    job_id: asked.job_id,
+    root_job_id: asked.root_job_id,
+    truncated: bound.truncated,
+    max_jobs: bound.maxJobs,
+    jobs: rows.map((row) => ({
+      job_id: row.job_id,
+      parent_job_id: row.source_job_id,
+      subscription_id: row.subscription_id,
+      depth: row.cascade_depth,
+      model_id: row.model_id,
+      model_version: row.model_version,
+      job_type: row.job_type,
+      trigger: row.trigger,
+      status: row.status,
+      error: row.error,
+      cascade_error: entryErrors.get(row.job_id) ?? null,
+      failed_cascades: (row.completion_result?.triggered_events ?? [])
+        .filter((e) => !e.job_id && e.error)
+        .map((e) => ({ subscription_id: e.subscription_id, error: e.error! })),
+      created_at: iso(row.created_at),
+      completed_at: iso(row.completed_at),
+    })),
   };
 }

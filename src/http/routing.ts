@@ -55,9 +55,12 @@ function queryOf(ctx: Context, op: Operation): Record<string, string | undefined
   const out: Record<string, string | undefined> = {};
   for (const [name, raw] of Object.entries(ctx.query)) {
     if (Array.isArray(raw)) throw new InvalidInputError(`query parameter ${name} given more than once`);
-    const schema = op.query?.[name] as { enum?: string[] } | undefined;
+    const schema = op.query?.[name] as { enum?: string[]; maxLength?: number; minLength?: number } | undefined;
     if (schema?.enum && raw !== undefined && !schema.enum.includes(raw)) {
       throw new InvalidInputError(`query parameter ${name} must be one of ${schema.enum.join(', ')}`);
+    }
+    if (raw !== undefined && ((schema?.maxLength ?? Infinity) < raw.length || (schema?.minLength ?? 0) > raw.length)) {
+      throw new InvalidInputError(`query parameter ${name} must be ${schema?.minLength ?? 0} to ${schema?.maxLength} characters long`);
     }
     out[name] = raw;
   }

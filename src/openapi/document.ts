@@ -85,7 +85,7 @@ function operationDescription(op: Operation): string {
     tenant: 'the caller must reach the `{client_id}` of the path',
     global: 'platform clients and users only; tenant clients get 403',
     job: "checked against the job's tenant; a job the caller may not see is a 404",
-    clients: 'the list holds only the tenants the caller may see',
+    clients: 'the answer holds only what belongs to the tenants the caller may see',
     public: '',
   };
   const lines = [`Requires ${permission}; ${tenancy[op.tenancy]}.`];

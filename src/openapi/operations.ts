@@ -42,6 +42,37 @@ const PW = '/v2/webhooks';
 
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
 
+const JOB_STATUSES = ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'];
+const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun'];
+const waitQuery = {
+  wait: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 60,
+    description: 'Seconds (at most 60) to hold the answer until the job is final; at the end of the time, the job as it is then',
+  },
+};
+
+/** Filters of the job search (GET /v2/jobs) and of the tenant job list (which has its tenant in the path). */
+function jobSearchQuery(withClient: boolean): Record<string, object> {
+  const text = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
+  return {
+    ...(withClient ? { client_id: text('Jobs of this tenant') } : {}),
+    domain_id: text('Jobs of this domain (of any tenant the caller sees, unless client_id narrows it)'),
+    service_id: text('Jobs of this service'),
+    model_id: text('Jobs of this model'),
+    model_version: text('Jobs of this model version'),
+    job_type: { type: 'string', enum: ['inference', 'training'] },
+    status: { type: 'string', enum: JOB_STATUSES },
+    trigger: { type: 'string', enum: JOB_TRIGGERS },
+    source_job_id: text('Cascade jobs this job started'),
+    root_job_id: text('Jobs of the cascade tree with this root'),
+    rerun_of: text('Re-runs of this job'),
+    created_after: { type: 'string', format: 'date-time', description: 'Jobs created at or after this instant' },
+    created_before: { type: 'string', format: 'date-time', description: 'Jobs created before this instant' },
+  };
+}
+
 /** The ten webhook routes under `base`; `kind` names the platform-wide set ("createPlatformWebhook"). */
 function webhookOperations(
   base: string,
@@ -266,12 +297,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelJob',
     status: 200,
     paginated: true,
-    query: {
-      status: { type: 'string', enum: ['pending', 'running', 'success', 'failure', 'timed_out'] },
-      job_type: { type: 'string', enum: ['inference', 'training'] },
-      model_id: { type: 'string' },
-      service_id: { type: 'string' },
-    },
+    query: jobSearchQuery(false),
   },
 
   {
@@ -673,7 +699,7 @@ export const OPERATIONS: Operation[] = [
     status: 200,
     paginated: true,
     query: {
-      status: { type: 'string', enum: ['pending', 'running', 'success', 'failure', 'timed_out'] },
+      status: { type: 'string', enum: JOB_STATUSES },
       job_type: { type: 'string', enum: ['inference', 'training'] },
     },
   },
@@ -683,9 +709,10 @@ export const OPERATIONS: Operation[] = [
     path: `${V}/jobs/{model_job_id}`,
     permission: 'read_models',
     tenancy: 'job',
-    summary: 'A model job',
+    summary: 'A model job; with ?wait=, answered as soon as it is final',
     response: 'ModelJob',
     status: 200,
+    query: waitQuery,
   },
   {
     id: 'getJobById',
@@ -693,9 +720,56 @@ export const OPERATIONS: Operation[] = [
     path: '/v2/jobs/{job_id}',
     permission: 'read_models',
     tenancy: 'job',
-    summary: 'A job by its id alone',
+    summary: 'A job by its id alone; with ?wait=, answered as soon as it is final',
     response: 'ModelJob',
     status: 200,
+    query: waitQuery,
+  },
+  {
+    id: 'searchJobs',
+    method: 'GET',
+    path: '/v2/jobs',
+    permission: 'read_models',
+    tenancy: 'clients',
+    summary: "Search jobs, newest first: platform callers every tenant's, tenant callers their tenants'",
+    response: 'ModelJob',
+    status: 200,
+    paginated: true,
+    query: jobSearchQuery(true),
+  },
+  {
+    id: 'getJobLineage',
+    method: 'GET',
+    path: '/v2/jobs/{job_id}/lineage',
+    permission: 'read_models',
+    tenancy: 'job',
+    summary: 'The cascade tree a job belongs to: its root and every descendant (at most 500 jobs)',
+    response: 'JobLineage',
+    status: 200,
+  },
+  {
+    id: 'cancelJob',
+    method: 'POST',
+    path: '/v2/jobs/{job_id}/cancel',
+    permission: 'run_inference',
+    tenancy: 'job',
+    summary: 'Cancel a pending or running job; a repeat answers the cancelled job, a final job is a 409',
+    body: 'CancelJobRequest',
+    response: 'ModelJob',
+    status: 200,
+    errors: [409],
+  },
+  {
+    id: 'rerunJob',
+    method: 'POST',
+    path: '/v2/jobs/{job_id}/rerun',
+    permission: 'run_inference',
+    tenancy: 'job',
+    summary: 'Start a new job with the same model version, input and context, linked by rerun_of',
+    response: 'JobAccepted',
+    status: 202,
+    errors: [409, 422],
+    idempotent: true,
   },
   {
     id: 'completeJob',

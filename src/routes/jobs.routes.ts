@@ -1,7 +1,15 @@
 import type { Register } from './types';
 import { page, jobContext } from '../http/routing';
-import type { JobsService } from '../domain/jobs';
+import { waitSeconds, type JobsService } from '../domain/jobs';
 import type { createJobStarts } from '../domain/job-starts';
+
+/** The search filters of a job list's query: everything but the page parameters. */
+function filtersOf<Q extends { limit?: string; cursor?: string }>(query: Q): Omit<Q, 'limit' | 'cursor'> {
+  const filters: Partial<Q> = { ...query };
+  delete filters.limit;
+  delete filters.cursor;
+  return filters as Omit<Q, 'limit' | 'cursor'>;
+}
 
 export function registerJobRoutes(route: Register, jobs: JobsService, starts: ReturnType<typeof createJobStarts>) {
   route('startTraining', async (r) => starts.train(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startTraining')));
@@ -15,9 +23,19 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
     ),
   );
 
-  route('getJob', async ({ ctx, params: p }) => jobs.get(ctx.state.principal, p.model_id, p.model_version, p.model_job_id));
+  route('getJob', async ({ ctx, params: p, query }) =>
+    jobs.get(ctx.state.principal, p.model_id, p.model_version, p.model_job_id, waitSeconds(query.wait)),
+  );
 
-  route('getJobById', async ({ ctx, params: p }) => jobs.getById(ctx.state.principal, p.job_id));
+  route('getJobById', async ({ ctx, params: p, query }) => jobs.getById(ctx.state.principal, p.job_id, waitSeconds(query.wait)));
+
+  route('searchJobs', async (r) => jobs.search(r.ctx.state.principal, filtersOf(r.query), page(r)));
+
+  route('getJobLineage', async ({ ctx, params: p }) => jobs.lineage(ctx.state.principal, p.job_id));
+
+  route('cancelJob', async ({ ctx, params: p, body }) => jobs.cancel(ctx.state.principal, p.job_id, body?.reason));
+
+  route('rerunJob', async (r) => starts.rerun(r.ctx.state.principal, r.params.job_id, jobContext(r, 'rerunJob')));
 
   route('completeJob', async ({ ctx, params: p, body }) => {
     const result = await jobs.complete(ctx.state.principal, p.model_id, p.model_version, p.model_job_id, body);
@@ -25,11 +43,5 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
     return result;
   });
 
-  route('listClientJobs', async (r) =>
-    jobs.listForClient(
-      r.params.client_id,
-      { status: r.query.status, job_type: r.query.job_type, model_id: r.query.model_id, service_id: r.query.service_id },
-      page(r),
-    ),
-  );
+  route('listClientJobs', async (r) => jobs.listForClient(r.params.client_id, filtersOf(r.query), page(r)));
 }

@@ -51,7 +51,10 @@ export function jobSearchAttributes(job: JobView, status: string): SearchAttribu
 
 function summary(job: JobView): string {
   const where = job.client_id ? ` for ${[job.client_id, job.domain_id, job.service_id].filter(Boolean).join('/')}` : '';
-  return `${job.job_type} of ${job.model_id}@${job.model_version}${where} (${job.trigger})`;
+  // A cascade names its parent (and the rest of its lineage in the memo): no search attribute slot is spent on it.
+  const parent = job.source_job_id ? ` of job ${job.source_job_id}, depth ${job.cascade_depth}` : '';
+  const rerun = job.rerun_of ? ` of job ${job.rerun_of}` : '';
+  return `${job.job_type} of ${job.model_id}@${job.model_version}${where} (${job.trigger}${parent}${rerun})`;
 }
 
 // gRPC codes a workflow start can fail with that no retry fixes: a bad request (e.g. an undefined search
@@ -107,6 +110,11 @@ export interface JobGateway {
    * first for the workflow to accept it, then for its answer.
    */
   complete(jobId: string, report: CompletionReport, waitSeconds: number): Promise<CompletionDelivery>;
+  /**
+   * Requests cancellation of the job's workflow (the workflow stops waiting, records nothing more and fires no
+   * cascade). 'closed' when no open workflow exists (never started, or already closed).
+   */
+  cancel(jobId: string): Promise<'requested' | 'closed'>;
   /** Link to the job in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
   uiUrl(jobId: string): string | null;
 }
@@ -165,6 +173,12 @@ export function createJobGateway(options: {
               domain_id: job.domain_id,
               service_id: job.service_id,
               source_job_id: job.source_job_id,
+              parent_job_id: job.source_job_id,
+              parent_workflow_id: job.source_job_id ? workflowIdFor(job.source_job_id) : null,
+              subscription_id: job.subscription_id,
+              root_job_id: job.root_job_id,
+              depth: job.cascade_depth,
+              rerun_of: job.rerun_of,
             },
             staticSummary: summary(job),
             staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
@@ -202,6 +216,15 @@ export function createJobGateway(options: {
         }
         if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
         return { kind: 'unanswered', recorded: accepted !== undefined, cause: err };
+      }
+    },
+    async cancel(jobId) {
+      try {
+        await client.withDeadline(Date.now() + startWaitMs, () => client.workflow.getHandle(workflowIdFor(jobId)).cancel());
+        return 'requested';
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return 'closed';
+        throw err;
       }
     },
     async ping() {

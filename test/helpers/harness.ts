@@ -83,6 +83,7 @@ export class Harness {
     private readonly violations: Map<string, string[]>,
     /** The metrics of this harness's API (and of its in-process worker, as in one `npm start` process). */
     readonly metrics: ServiceMetrics,
+    private readonly closeApp: () => Promise<void>,
   ) {}
 
   /** Throws when the response with this request id contradicted the OpenAPI document. */
@@ -119,7 +120,16 @@ export class Harness {
     const verify = remote
       ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app, router } = createApp({ config, knex, temporal, gateway, verify, log, metrics, inProcessNames: Object.keys(inProcess) });
+    const { app, router, close } = createApp({
+      config,
+      knex,
+      temporal,
+      gateway,
+      verify,
+      log,
+      metrics,
+      inProcessNames: Object.keys(inProcess),
+    });
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();
     const checker = new ContractChecker(buildOpenApiDocument());
@@ -142,6 +152,7 @@ export class Harness {
       router,
       violations,
       metrics,
+      close,
     );
     if (options.worker) await harness.startWorker();
     return harness;
@@ -212,6 +223,7 @@ export class Harness {
 
   async stop(): Promise<void> {
     await this.stopWorker();
+    await this.closeApp();
     await new Promise((r) => this.server.close(r));
     await this.temporal.connection.close();
     await this.knex.destroy();

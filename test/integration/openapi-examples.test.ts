@@ -302,6 +302,12 @@ describe('the examples of the OpenAPI document', () => {
       api.GET('/v2/models/{model_id}/versions/{model_version}/jobs', { params: { path: { model_id: 'fare-model', model_version: '1' } } }),
     );
     await ok(api.GET('/v2/clients/{client_id}/jobs', { params: { path: client, query: { job_type: 'inference' } } }));
+    await ok(api.GET('/v2/jobs', { params: { query: { client_id: client.client_id, trigger: 'service_init' } } }));
+    await ok(api.GET('/v2/jobs/{job_id}/lineage', { params: { path: { job_id: init.job_id } } }));
+    // A re-run of the finished direct job (its handler waits for a report), then its cancellation.
+    const rerun = await ok(api.POST('/v2/jobs/{job_id}/rerun', { params: { path: { job_id: direct.job_id } } }));
+    await running(rerun.job_id);
+    await ok(api.POST('/v2/jobs/{job_id}/cancel', { params: { path: { job_id: rerun.job_id } }, body: { reason: 'started by mistake' } }));
 
     // Webhooks, last: nothing changes after they exist, so their logs hold only the walk's pings.
     const receiver = await startReceiver();

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -32,6 +32,7 @@ function mockActivities(overrides: Partial<Record<keyof Activities, (...args: an
     triggeredSubscriptions: async () => [],
     fireSubscription: async ({ subscriptionId }: { subscriptionId: string }) => ({ job_id: `cascade-of-${subscriptionId}` }),
     storeCompletionResult: async () => undefined,
+    cancelJob: async () => undefined,
   };
   return Object.fromEntries(Object.entries({ ...defaults, ...overrides }).map(([name, fn]) => [name, jest.fn(fn)])) as unknown as Mocks;
 }
@@ -182,6 +183,46 @@ describe('modelJobWorkflow', () => {
       status: 'failure',
       error: { message: 'dispatch failed: function not found' },
     });
+  });
+
+  it('closes as cancelled when cancelled while awaiting the report: records the cancel, refuses a later report, fires nothing', async () => {
+    const activities = mockActivities({ triggeredSubscriptions: async () => ['sub-1'] });
+    const { outcome, late } = await withWorker('cancelled-job', activities, async (taskQueue) => {
+      const handle = await start(taskQueue, 'wf-cancel');
+      // The workflow is waiting for the report once the dispatch has run.
+      for (let i = 0; i < 100 && activities.dispatchJob.mock.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await handle.cancel();
+      const outcome = await handle.result().catch((err) => err);
+      const late = await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] }).catch((err) => err);
+      return { workflowId: handle.workflowId, value: { outcome, late } };
+    });
+    expect(outcome).toBeInstanceOf(WorkflowFailedError);
+    expect((outcome as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(activities.cancelJob).toHaveBeenCalledWith('wf-cancel');
+    expect(activities.recordCompletion).not.toHaveBeenCalled();
+    expect(activities.fireSubscription).not.toHaveBeenCalled();
+    expect(late).toBeInstanceOf(Error);
+  });
+
+  it('refuses a report that waited for its answer when the cancellation wins the recording', async () => {
+    const activities = mockActivities({
+      recordCompletion: async (jobId: string) => ({
+        status: 'cancelled',
+        triggerEvent: null,
+        base: { job_id: jobId, model_id: 'm', model_version: '1', status: 'success' },
+      }),
+      triggeredSubscriptions: async () => ['sub-1'],
+    });
+    const answer = await withWorker('cancel-won-recording', activities, async (taskQueue) => {
+      const handle = await start(taskQueue, 'wf-cancel-race');
+      const answer = await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] }).catch((err) => err);
+      await handle.result();
+      return { workflowId: handle.workflowId, value: answer };
+    });
+    expect(answer).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((answer as WorkflowUpdateFailedError).cause).toMatchObject({ type: COMPLETION_CONFLICT, message: 'the job was cancelled' });
+    expect(activities.cancelJob).toHaveBeenCalledWith('wf-cancel-race');
+    expect(activities.fireSubscription).not.toHaveBeenCalled();
   });
 
   it('reports a cascade entry that cannot fire as an error and still fires the others', async () => {

@@ -1,7 +1,8 @@
 import { id, dateTime, described, obj, ts } from './common';
 
 const nullable = (schema: { type: string }, description: string) => ({ ...schema, type: [schema.type, 'null'], description });
-const jobStatus = { enum: ['pending', 'running', 'success', 'failure', 'timed_out'] };
+const jobStatus = { enum: ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'] };
+const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun'] };
 
 /** Jobs, completions and event subscriptions. */
 export const jobSchemas: Record<string, object> = {
@@ -24,6 +25,8 @@ export const jobSchemas: Record<string, object> = {
       'status',
       'trigger',
       'metadata',
+      'root_job_id',
+      'depth',
       'created_at',
       'temporal_workflow_id',
       'temporal_url',
@@ -35,15 +38,20 @@ export const jobSchemas: Record<string, object> = {
       assignment_id: nullable({ type: 'string' }, 'The assignment revision that started it, if any'),
       job_type: described('What the handler was asked to do', { enum: ['inference', 'training'] }),
       status: described(
-        '`pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`',
+        '`pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`; `cancelled` from pending or running (POST .../cancel)',
         jobStatus,
       ),
-      trigger: described('What started it', { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade'] }),
+      trigger: described('What started it', jobTrigger),
       client_id: nullable({ type: 'string' }, 'The tenant it belongs to; null for jobs started on the global model routes'),
       domain_id: nullable({ type: 'string' }, 'The domain, for service and assignment jobs'),
       service_id: nullable({ type: 'string' }, 'The service, for service jobs'),
       source_job_id: nullable({ type: 'string' }, 'For cascade jobs: the job whose completion started it'),
       subscription_id: nullable({ type: 'string' }, 'For cascade jobs: the subscription that fired'),
+      root_job_id: described('The first job of its cascade tree (the job itself unless it is a cascade)', { type: 'string' }),
+      depth: described('Cascade depth: 0 for a root, its parent’s depth + 1 for a cascade', { type: 'integer', minimum: 0 }),
+      rerun_of: nullable({ type: 'string' }, 'For re-runs: the job it re-runs'),
+      cancelled_by: nullable({ type: 'string' }, 'For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`)'),
+      cancel_reason: nullable({ type: 'string' }, 'For cancelled jobs: the reason given'),
       input: nullable({ type: 'object' }, 'What the handler received'),
       output: nullable({ type: 'object' }, 'What the handler reported on success'),
       error: nullable({ type: 'object' }, 'What the handler reported on failure, or why the job failed'),
@@ -53,6 +61,75 @@ export const jobSchemas: Record<string, object> = {
       completed_at: nullable({ type: 'string' }, 'When it reached a terminal status'),
       temporal_workflow_id: described('The workflow id in Temporal', { type: 'string' }),
       temporal_url: nullable({ type: 'string' }, 'The workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known'),
+    },
+  },
+  CancelJobRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      reason: described('Why the job is cancelled; stored on the job as cancel_reason', { type: 'string', maxLength: 1000 }),
+    },
+  },
+  JobLineage: {
+    type: 'object',
+    description:
+      'The cascade tree a job belongs to: its root and every descendant, shallowest first, at most `max_jobs` (then `truncated`)',
+    required: ['job_id', 'root_job_id', 'truncated', 'max_jobs', 'jobs'],
+    properties: {
+      job_id: described('The job asked about', { type: 'string' }),
+      root_job_id: described('The root of its tree', { type: 'string' }),
+      truncated: described('Whether the tree holds more jobs than shown (the deepest are left out)', { type: 'boolean' }),
+      max_jobs: described('The most jobs an answer holds', { type: 'integer' }),
+      jobs: {
+        type: 'array',
+        description: 'The root first, then each depth in order of creation',
+        items: {
+          type: 'object',
+          required: [
+            'job_id',
+            'parent_job_id',
+            'subscription_id',
+            'depth',
+            'model_id',
+            'model_version',
+            'job_type',
+            'trigger',
+            'status',
+            'error',
+            'cascade_error',
+            'failed_cascades',
+            'created_at',
+            'completed_at',
+          ],
+          properties: {
+            job_id: described('The job', { type: 'string' }),
+            parent_job_id: nullable({ type: 'string' }, 'The job whose completion started it; null for the root'),
+            subscription_id: nullable({ type: 'string' }, 'The subscription that fired it; null for the root'),
+            depth: described('0 for the root', { type: 'integer', minimum: 0 }),
+            model_id: described('Its model', id),
+            model_version: described('Its model version', id),
+            job_type: described('What the handler was asked to do', { enum: ['inference', 'training'] }),
+            trigger: described('What started it', jobTrigger),
+            status: described('Its status', jobStatus),
+            error: nullable({ type: 'object' }, 'What its handler reported on failure, or why it failed'),
+            cascade_error: nullable({ type: 'string' }, 'Why its cascade entry failed after the job was written (its start), if it did'),
+            failed_cascades: {
+              type: 'array',
+              description: "Entries of this job's completion that started no job, with the reason",
+              items: {
+                type: 'object',
+                required: ['subscription_id', 'error'],
+                properties: {
+                  subscription_id: described('The subscription that fired', { type: 'string' }),
+                  error: described('Why it started nothing', { type: 'string' }),
+                },
+              },
+            },
+            created_at: described('When the job was accepted', dateTime),
+            completed_at: nullable({ type: 'string' }, 'When it reached a final status'),
+          },
+        },
+      },
     },
   },
   CompleteJobRequest: {
