@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import * as initialSchema from './20261122000000_initial_schema';
 import * as jobWorkflowRun from './20261123000000_job_workflow_run';
 import * as webhooks from './20261201000000_webhooks';
+import * as changeSafety from './20261220000000_change_safety';
 
 /** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
 const migrations: Record<string, Knex.Migration> = {
   '20261122000000_initial_schema': initialSchema,
   '20261123000000_job_workflow_run': jobWorkflowRun,
   '20261201000000_webhooks': webhooks,
+  '20261220000000_change_safety': changeSafety,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
