@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('status_changed_at', { useTz: true, precision: 3 });
   });
   // Jobs already name the assignment revision they ran under (model_jobs.assignment_id); finding them by it is one index.
-  await knex.raw(`CREATE INDEX IF NOT EXISTS model_jobs_assignment ON model_jobs (assignment_id, created_at) WHERE assignment_id IS NOT NULL`);
+  await knex.raw(
+    `CREATE INDEX IF NOT EXISTS model_jobs_assignment ON model_jobs (assignment_id, created_at) WHERE assignment_id IS NOT NULL`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
