@@ -16,6 +16,7 @@ import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from './h
 import { cors } from './http/cors';
 import { buildOpenApiDocument } from './openapi/document';
 import { UserSchemaCompiler } from './domain/json-schemas';
+import { createCompatibility } from './domain/compatibility';
 import { FeatureRules } from './domain/features';
 import { createClientsService } from './domain/clients';
 import { createDomainsService } from './domain/domains';
@@ -77,7 +78,8 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
     metrics,
     completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
   });
-  const assignments = createAssignmentsService({ knex, rules });
+  const compatibility = createCompatibility({ schemas });
+  const assignments = createAssignmentsService({ knex, rules, compatibility });
   const starts = createJobStarts({ knex, jobs });
 
   const router = new Router();
@@ -89,7 +91,7 @@ export function createApp(deps: AppDeps): { app: Koa; router: Router; metrics: S
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
   registerServiceRoutes(route, createServicesService({ knex, rules, jobs }));
-  registerModelRoutes(route, createModelsService({ knex, rules, schemas, inProcessNames: () => deps.inProcessNames }));
+  registerModelRoutes(route, createModelsService({ knex, rules, schemas, compatibility, inProcessNames: () => deps.inProcessNames }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;
