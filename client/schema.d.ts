@@ -450,7 +450,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The assignment in force for each key: the service override, else the domain one (by key)
+         * The assignment in force for each key, now or at an instant (`at`): the service override, else the domain one
          * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
@@ -606,6 +606,26 @@ export interface paths {
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
          */
         post: operations["createVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/compatibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version's compatibility report against every active assignment and subscription payload of the model
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getModelCompatibility"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1295,6 +1315,11 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /** @description On model/assign: the new default assignment revision */
+            assignment?: components["schemas"]["Assignment"];
+            /** @description On model/assign: the version against the revision it replaces and the domain features */
+            compatibility?: components["schemas"]["AssignmentCompatibility"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         CreateDomainRequest: {
             /** @description Identifier within the tenant; a UUIDv7 is generated when omitted */
@@ -1316,6 +1341,9 @@ export interface components {
         FeaturesResponse: {
             /** @description The live feature definitions */
             features: components["schemas"]["FeatureDefinitions"];
+            /** @description On replace: where the definitions disagree with the freeze of the active default assignment's version (init validates against the freeze) */
+            feature_mismatches?: components["schemas"]["FeatureMismatch"][];
+            preview?: components["schemas"]["ChangePreview"];
         };
         AssignModelRequest: {
             /** @description The model whose newest active version becomes the domain default assignment */
@@ -1441,6 +1469,18 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /** @description Who created it (the token's client id or user); null before audit fields existed */
+            created_by?: string | null;
+            /** @description Who last set the status through the status route */
+            status_changed_by?: string | null;
+            /**
+             * Format: date-time
+             * @description When the status route last set the status
+             */
+            status_changed_at?: string | null;
+            /** @description On create: its freeze against every active assignment of the model */
+            compatibility?: components["schemas"]["CompatibilityReport"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         /** @description A registered model */
         Model: {
@@ -1476,6 +1516,9 @@ export interface components {
             version: components["schemas"]["ModelVersion"] | null;
             /** @description On update: the subscriptions this change made stale */
             stale_subscriptions?: string[];
+            /** @description On an update of handler_contracts: what the new contracts break */
+            compatibility?: components["schemas"]["CompatibilityReport"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         CreateVersionRequest: {
             /** @description Version string, unique within the model */
@@ -1561,6 +1604,23 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When this revision came into force; null for a revision written `archived` (it retired its key)
+             */
+            activated_at?: string | null;
+            /**
+             * Format: date-time
+             * @description When a later upsert took it out of force; null while active
+             */
+            archived_at?: string | null;
+            /** @description Who wrote it (the token's client id or user); null for rows written before audit fields existed */
+            created_by?: string | null;
+            /** @description Who archived it (the writer of the next revision) */
+            archived_by?: string | null;
+            /** @description On an upsert: the version against the revision it replaces and the domain features */
+            compatibility?: components["schemas"]["AssignmentCompatibility"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         InitServiceRequest: {
             /** @description Identifier within the domain; an existing service is re-initialized */
@@ -1621,6 +1681,7 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            preview?: components["schemas"]["ChangePreview"];
         };
         /** @description A job was started (or, for a repeated Idempotency-Key, the first one is returned) */
         JobAccepted: {
@@ -1798,6 +1859,15 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /** @description Who created it (the token's client id or user); null before audit fields existed */
+            created_by?: string | null;
+            /** @description Who last set the status through the status route */
+            status_changed_by?: string | null;
+            /**
+             * Format: date-time
+             * @description When the status route last set the status
+             */
+            status_changed_at?: string | null;
         };
         SubscriptionStatusRequest: {
             /**
@@ -1969,6 +2039,113 @@ export interface components {
                 status_code: number | null;
                 latency_ms: number;
                 error: string | null;
+            }[];
+        };
+        /** @description Present only on a dry run (`?dry_run=true`): what the change would do. Every check ran; nothing was written and no job started */
+        ChangePreview: {
+            /**
+             * @description Always true: this answer describes a change that was not made
+             * @constant
+             */
+            dry_run: true;
+            /** @description Services that would block (always empty here: a dry run that blocks answers 422 with blocking_services, like the real call) */
+            blocking_services: Record<string, unknown>[];
+            /** @description Services whose stored resolved_features the change would rewrite, before and after */
+            resolved_features_changes: {
+                /** @description The service */
+                service_id: string;
+                before: Record<string, unknown>;
+                after: Record<string, unknown>;
+            }[];
+            /** @description Whether the change would start inference, and for which services */
+            inference: {
+                would_run: boolean;
+                service_ids: string[];
+            };
+            /** @description Subscriptions the change would mark stale */
+            stale_subscriptions: string[];
+            /** @description On a version status change: the active assignment revisions that bind the version */
+            assignments?: string[];
+        };
+        /** @description One difference between two JSON Schemas, seen from a value that satisfied the old one */
+        SchemaChange: {
+            /** @description Where in the value: a dotted property path, `[]` for array items, empty for the whole value */
+            path: string;
+            /**
+             * @description What changed
+             * @enum {unknown}
+             */
+            kind: "property_removed" | "property_added" | "new_required_field" | "field_no_longer_required" | "additional_properties_closed" | "additional_properties_opened" | "type_narrowed" | "type_widened" | "type_changed" | "enum_value_removed" | "enum_value_added" | "enum_added" | "enum_removed" | "const_changed" | "default_changed" | "default_added" | "default_removed" | "range_narrowed" | "range_widened" | "schema_changed";
+            /** @description Whether a value valid before can be refused (or resolve differently) after */
+            breaking: boolean;
+            /** @description The change in words, e.g. `threshold: type narrowed (number → integer)` */
+            reason: string;
+        };
+        /** @description Where a domain's feature definitions and a model version's feature freeze disagree */
+        FeatureMismatch: {
+            /** @description The feature */
+            feature: string;
+            /** @enum {unknown} */
+            kind: "missing_from_freeze" | "missing_from_domain" | "schema_differs" | "mandatory_differs";
+            /** @description The mismatch and its consequence in words */
+            message: string;
+        };
+        /** @description The assigned version against the revision it replaces and against the domain's feature definitions (init validates against the version's freeze) */
+        AssignmentCompatibility: {
+            /** @description No breaking freeze change and no feature mismatch */
+            compatible: boolean;
+            /** @description The version of the revision it replaces under the same key, if any */
+            replaces: {
+                model_id: string;
+                model_version: string;
+            } | null;
+            /** @description Freeze changes from the replaced version to this one */
+            changes: components["schemas"]["SchemaChange"][];
+            /** @description Disagreements between the domain's features and this version's freeze */
+            feature_mismatches: components["schemas"]["FeatureMismatch"][];
+        };
+        /** @description What a version's feature freeze or new handler contracts would break: each active assignment of the model (domain and service scope) and each subscription targeting it */
+        CompatibilityReport: {
+            /** @description The model */
+            model_id: string;
+            /**
+             * @description `version`: the freeze of `model_version` against each assigned version; `contracts`: new handler contracts against the current ones
+             * @enum {unknown}
+             */
+            subject: "version" | "contracts";
+            /** @description The version checked (subject `version`) */
+            model_version: string | null;
+            /** @description Every assignment and subscription is compatible */
+            compatible: boolean;
+            /** @description Subject `contracts`: the changes of the input schemas */
+            changes: components["schemas"]["SchemaChange"][];
+            /** @description Active assignments of the model, every tenant (at most 1000) */
+            assignments: {
+                /** Format: uuid */
+                assignment_id: string;
+                client_id: string;
+                domain_id: string;
+                /** @description Set for a service-scoped assignment */
+                service_id: string | null;
+                assignment_key: string;
+                /** @description The version it binds now */
+                model_version: string;
+                compatible: boolean;
+                changes: components["schemas"]["SchemaChange"][];
+                feature_mismatches: components["schemas"]["FeatureMismatch"][];
+            }[];
+            /** @description Subscriptions whose target is the model: a stored input is checked against the (new) inference input_schema; a trigger-output input against the breaking changes */
+            subscriptions: {
+                /** Format: uuid */
+                subscription_id: string;
+                source_model_id: string;
+                /** @enum {unknown} */
+                input_source: "stored" | "trigger_output";
+                /** @enum {unknown} */
+                status: "active" | "stale" | "disabled";
+                compatible: boolean;
+                /** @description Why it is breaking, in words; empty when compatible */
+                reasons: string[];
             }[];
         };
     };
@@ -2435,6 +2612,8 @@ export interface operations {
                 model_id?: string;
                 /** @description Only items with this service_id */
                 service_id?: string;
+                /** @description Only jobs that ran under this assignment revision */
+                assignment_id?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -2833,7 +3012,10 @@ export interface operations {
     };
     assignDomainModel: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -2879,7 +3061,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["Unprocessable"];
+            422: components["responses"]["AssignmentBlocked"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2941,7 +3123,10 @@ export interface operations {
     };
     replaceFeatures: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3122,7 +3307,10 @@ export interface operations {
     };
     createDomainAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3175,7 +3363,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["Unprocessable"];
+            422: components["responses"]["AssignmentBlocked"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3231,7 +3419,10 @@ export interface operations {
     };
     upsertDomainAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3526,7 +3717,10 @@ export interface operations {
     };
     updateService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3649,6 +3843,8 @@ export interface operations {
     getEffectiveAssignments: {
         parameters: {
             query?: {
+                /** @description An instant (RFC 3339 with offset): answer with the revisions in force then, archived ones included (time travel) */
+                at?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -3823,7 +4019,10 @@ export interface operations {
     };
     createServiceAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3941,7 +4140,10 @@ export interface operations {
     };
     upsertServiceAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -4352,7 +4554,10 @@ export interface operations {
     };
     updateModel: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -4562,7 +4767,10 @@ export interface operations {
     };
     createVersion: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -4660,6 +4868,38 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getModelCompatibility: {
+        parameters: {
+            query?: {
+                /** @description The version to check (default: the newest) */
+                model_version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompatibilityReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getVersion: {
         parameters: {
             query?: never;
@@ -4727,7 +4967,10 @@ export interface operations {
     };
     setVersionStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description model id */

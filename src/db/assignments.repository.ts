@@ -117,7 +117,12 @@ export async function activeAssignmentsOfModel(db: Db, modelId: string, version?
     .leftJoin('services as s', 's.service_uuid', 'a.service_uuid')
     .where({ 'a.model_id': modelId, 'a.status': 'active' })
     .select('a.*', 'd.client_id', 'd.domain_id', 's.service_id')
-    .orderBy([{ column: 'd.client_id' }, { column: 'd.domain_id' }, { column: 's.service_id', nulls: 'first' }, { column: 'a.assignment_key' }])
+    .orderBy([
+      { column: 'd.client_id' },
+      { column: 'd.domain_id' },
+      { column: 's.service_id', nulls: 'first' },
+      { column: 'a.assignment_key' },
+    ])
     .limit(COMPATIBILITY_LIMIT);
 }
 

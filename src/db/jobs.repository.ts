@@ -165,11 +165,13 @@ export interface JobFilter {
   status?: string;
   job_type?: string;
   service_id?: string;
+  /** The assignment revision the job ran under. */
+  assignment_id?: string;
 }
 
 export async function listJobs(db: Db, filter: JobFilter, page: PageRequest): Promise<Page<JobView>> {
   const q = jobViews(db);
-  for (const key of ['client_id', 'model_id', 'model_version', 'status', 'job_type'] as const) {
+  for (const key of ['client_id', 'model_id', 'model_version', 'status', 'job_type', 'assignment_id'] as const) {
     if (filter[key]) q.where(`model_jobs.${key}`, filter[key]);
   }
   if (filter.service_id) q.where('services.service_id', filter.service_id);

@@ -104,7 +104,9 @@ export async function listModels(db: Db, page: PageRequest, filter: { name?: str
 
 export async function insertVersion(
   db: Db,
-  v: Omit<VersionRow, 'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at'> & { created_by?: string | null },
+  v: Omit<VersionRow, 'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at'> & {
+    created_by?: string | null;
+  },
 ): Promise<VersionRow> {
   const [row] = await db('model_versions')
     .insert({ ...v, metadata: JSON.stringify(v.metadata), features: JSON.stringify(v.features) })

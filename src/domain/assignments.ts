@@ -106,7 +106,13 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
   }
 
   /** The response of an upsert: the revision and its compatibility report, plus the preview on a dry run. */
-  function answer(row: repo.AssignmentRow, scope: repo.Scope, report: AssignmentCompatibility, preview: ChangePreview, change: ChangeContext) {
+  function answer(
+    row: repo.AssignmentRow,
+    scope: repo.Scope,
+    report: AssignmentCompatibility,
+    preview: ChangePreview,
+    change: ChangeContext,
+  ) {
     return { ...toAssignment(row, scope), compatibility: report, ...(change.dryRun ? { preview } : {}) };
   }
 

@@ -122,9 +122,17 @@ export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
     },
 
     /** New handler contracts against the current ones: every active assignment and every subscription targeting the model. */
-    async forContracts(db: Db, modelId: string, before: HandlerContracts | null, after: HandlerContracts | null): Promise<CompatibilityReport> {
+    async forContracts(
+      db: Db,
+      modelId: string,
+      before: HandlerContracts | null,
+      after: HandlerContracts | null,
+    ): Promise<CompatibilityReport> {
       const perKind = Object.fromEntries(
-        INPUT_SCHEMAS.map((kind) => [kind, diffSchemas(before?.[kind]?.input_schema ?? {}, after?.[kind]?.input_schema ?? {}, `${kind}.input_schema`)]),
+        INPUT_SCHEMAS.map((kind) => [
+          kind,
+          diffSchemas(before?.[kind]?.input_schema ?? {}, after?.[kind]?.input_schema ?? {}, `${kind}.input_schema`),
+        ]),
       ) as Record<(typeof INPUT_SCHEMAS)[number], SchemaChange[]>;
       // Assignments run inference, so the inference input schema decides for them.
       const entries = (await assignmentsRepo.activeAssignmentsOfModel(db, modelId)).map((a) => ({

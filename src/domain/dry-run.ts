@@ -33,7 +33,13 @@ export interface ChangePreview {
 }
 
 export function emptyPreview(): ChangePreview {
-  return { dry_run: true, blocking_services: [], resolved_features_changes: [], inference: { would_run: false, service_ids: [] }, stale_subscriptions: [] };
+  return {
+    dry_run: true,
+    blocking_services: [],
+    resolved_features_changes: [],
+    inference: { would_run: false, service_ids: [] },
+    stale_subscriptions: [],
+  };
 }
 
 class DryRunRollback<T> extends Error {
@@ -48,7 +54,11 @@ class DryRunRollback<T> extends Error {
  * Jobs are staged in the transaction and launched only after a commit, so a dry run never starts a workflow;
  * webhook outbox rows roll back with everything else.
  */
-export async function inChangeTransaction<T>(knex: Knex, change: Pick<ChangeContext, 'dryRun'>, work: (trx: Knex.Transaction) => Promise<T>) {
+export async function inChangeTransaction<T>(
+  knex: Knex,
+  change: Pick<ChangeContext, 'dryRun'>,
+  work: (trx: Knex.Transaction) => Promise<T>,
+) {
   if (!change.dryRun) return inTransaction(knex, work);
   try {
     await inTransaction(knex, async (trx) => {

@@ -11,10 +11,12 @@ import type { PageRequest } from '../db/pagination';
 import { mapPage } from '../db/pagination';
 import { uuidv7 } from '../ids';
 import { requireClient } from './lookups';
-import { ConflictError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import type { ServiceMetrics } from '../observability/metrics';
 import { toJob } from './views';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface JobRequestContext {
   principal: Principal;
@@ -195,6 +197,9 @@ export function createJobsService(deps: {
     },
 
     async listForClient(clientId: string, filter: Omit<repo.JobFilter, 'client_id'>, page: PageRequest) {
+      // The column is a uuid: anything else is the caller's mistake, not a database error.
+      if (filter.assignment_id !== undefined && !UUID.test(filter.assignment_id))
+        throw new InvalidInputError('query parameter assignment_id must be a UUID');
       await requireClient(knex, clientId);
       return mapPage(await repo.listJobs(knex, { ...filter, client_id: clientId }, page), present);
     },

@@ -88,7 +88,7 @@ function acceptedTypes(s: Schema): Set<string> {
 }
 
 function describeTypes(s: Schema): string {
-  return s.type === undefined ? 'any' : Array.isArray(s.type) ? (s.type as string[]).join('|') : String(s.type);
+  return s.type === undefined ? 'any' : Array.isArray(s.type) ? (s.type as string[]).join('|') : JSON.stringify(s.type).replace(/"/g, '');
 }
 
 /** The changes between `before` and `after`, outermost first. Empty when the schemas accept the same values. */

@@ -42,6 +42,16 @@ const PW = '/v2/webhooks';
 
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
 
+/** `?dry_run=true` on a change that can block or cascade: every check runs, nothing is written (docs/change-safety.md). */
+export const DRY_RUN_QUERY = {
+  dry_run: {
+    type: 'string',
+    enum: ['true', 'false'],
+    description:
+      '`true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts',
+  },
+};
+
 /** The ten webhook routes under `base`; `kind` names the platform-wide set ("createPlatformWebhook"). */
 function webhookOperations(
   base: string,
@@ -271,6 +281,7 @@ export const OPERATIONS: Operation[] = [
       job_type: { type: 'string', enum: ['inference', 'training'] },
       model_id: { type: 'string' },
       service_id: { type: 'string' },
+      assignment_id: { type: 'string', format: 'uuid', description: 'Only jobs that ran under this assignment revision' },
     },
   },
 
@@ -330,6 +341,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Domain',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'getFeatures',
@@ -352,6 +364,7 @@ export const OPERATIONS: Operation[] = [
     response: 'FeaturesResponse',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
 
   {
@@ -365,6 +378,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'listDomainAssignments',
@@ -389,6 +403,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'getDomainAssignment',
@@ -460,6 +475,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Service',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'setServiceStatus',
@@ -479,10 +495,17 @@ export const OPERATIONS: Operation[] = [
     path: `${S}/effective-assignments`,
     permission: 'client_read',
     tenancy: 'tenant',
-    summary: 'The assignment in force for each key: the service override, else the domain one (by key)',
+    summary: 'The assignment in force for each key, now or at an instant (`at`): the service override, else the domain one',
     response: 'Assignment',
     status: 200,
     paginated: true,
+    query: {
+      at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'An instant (RFC 3339 with offset): answer with the revisions in force then, archived ones included (time travel)',
+      },
+    },
   },
   {
     id: 'createServiceAssignment',
@@ -495,6 +518,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'listServiceAssignments',
@@ -519,6 +543,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'getServiceAssignment',
@@ -589,6 +614,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelEnvelope',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'createVersion',
@@ -601,6 +627,18 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelVersion',
     status: 201,
     errors: [409, 422],
+    query: DRY_RUN_QUERY,
+  },
+  {
+    id: 'getModelCompatibility',
+    method: 'GET',
+    path: `${M}/compatibility`,
+    permission: 'read_models',
+    tenancy: 'global',
+    summary: "A version's compatibility report against every active assignment and subscription payload of the model",
+    response: 'CompatibilityReport',
+    status: 200,
+    query: { model_version: { type: 'string', description: 'The version to check (default: the newest)' } },
   },
   {
     id: 'listVersions',
@@ -635,6 +673,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelVersion',
     status: 200,
     errors: [409],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'startTraining',

@@ -32,7 +32,14 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
   );
 
   route('upsertServiceAssignment', async (r) =>
-    assignments.upsertService(r.params.client_id, r.params.domain_id, r.params.service_id, r.params.assignment_key, r.body, changeContext(r)),
+    assignments.upsertService(
+      r.params.client_id,
+      r.params.domain_id,
+      r.params.service_id,
+      r.params.assignment_key,
+      r.body,
+      changeContext(r),
+    ),
   );
 
   route('createServiceAssignment', async (r) => {

@@ -18,7 +18,5 @@ export function registerDomainRoutes(route: Register, domains: ReturnType<typeof
 
   route('getFeatures', async ({ params }) => domains.getFeatures(params.client_id, params.domain_id));
 
-  route('replaceFeatures', async (r) =>
-    domains.replaceFeatures(r.params.client_id, r.params.domain_id, r.body.features, changeContext(r)),
-  );
+  route('replaceFeatures', async (r) => domains.replaceFeatures(r.params.client_id, r.params.domain_id, r.body.features, changeContext(r)));
 }

@@ -28,7 +28,13 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
   route('listClientJobs', async (r) =>
     jobs.listForClient(
       r.params.client_id,
-      { status: r.query.status, job_type: r.query.job_type, model_id: r.query.model_id, service_id: r.query.service_id },
+      {
+        status: r.query.status,
+        job_type: r.query.job_type,
+        model_id: r.query.model_id,
+        service_id: r.query.service_id,
+        assignment_id: r.query.assignment_id,
+      },
       page(r),
     ),
   );
