@@ -64,9 +64,21 @@ export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ 
     .first();
   if (!row) return undefined;
   const { newest_version: v, ...model } = row as ModelRow & {
-    newest_version: (Omit<VersionRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
+    newest_version:
+      | (Omit<VersionRow, 'created_at' | 'updated_at' | 'status_changed_at'> & {
+          created_at: string;
+          updated_at: string;
+          status_changed_at: string | null;
+        })
+      | null;
   };
-  return { model, version: v ? { ...v, created_at: new Date(v.created_at), updated_at: new Date(v.updated_at) } : null };
+  if (!v) return { model, version: null };
+  const dates = {
+    created_at: new Date(v.created_at),
+    updated_at: new Date(v.updated_at),
+    status_changed_at: v.status_changed_at === null ? null : new Date(v.status_changed_at),
+  };
+  return { model, version: { ...v, ...dates } };
 }
 
 export async function lockModel(db: Db, id: string): Promise<ModelRow | undefined> {
