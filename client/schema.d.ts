@@ -2420,7 +2420,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -2466,7 +2466,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2514,7 +2514,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2534,7 +2534,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2583,7 +2583,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000012",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2639,7 +2639,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -2649,8 +2649,8 @@ export interface operations {
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *           "input": {
                      *             "fare": 129.5,
                      *             "currency": "EUR"
@@ -2671,14 +2671,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2702,14 +2702,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000019",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -2737,14 +2737,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2768,8 +2768,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3050,7 +3050,30 @@ export interface operations {
                      *       "domain_uuid": "0197a000-0000-7000-8000-000000000001",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "assignment": {
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000002",
+                     *         "domain_id": "eu-flights",
+                     *         "assignment_key": "default",
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "status": "active",
+                     *         "role": null,
+                     *         "settings": {},
+                     *         "metadata": {},
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "activated_at": "2025-06-02T09:00:00.000Z",
+                     *         "archived_at": null,
+                     *         "created_by": "platform-app",
+                     *         "archived_by": null
+                     *       },
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Domain"];
@@ -3200,7 +3223,8 @@ export interface operations {
                      *           },
                      *           "mandatory": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "feature_mismatches": []
                      *     }
                      */
                     "application/json": components["schemas"]["FeaturesResponse"];
@@ -3247,7 +3271,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "notify",
                      *           "model_id": "fare-notifier",
@@ -3257,10 +3281,14 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3272,10 +3300,14 @@ export interface operations {
                      *           },
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000002",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3285,7 +3317,11 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "archived_by": "platform-app"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3342,7 +3378,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000008",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000009",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "notify",
                      *       "model_id": "fare-notifier",
@@ -3352,7 +3388,17 @@ export interface operations {
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -3392,7 +3438,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3404,7 +3450,11 @@ export interface operations {
                      *       },
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -3460,7 +3510,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3472,7 +3522,20 @@ export interface operations {
                      *       },
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": {
+                     *           "model_id": "fare-model",
+                     *           "model_version": "2"
+                     *         },
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -3526,8 +3589,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3582,8 +3645,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "service_id": "LH-400",
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3736,7 +3799,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "departure_datetime": "2031-07-01T10:00:00.000Z"
+                 *       "static_features": {
+                 *         "seats": 200,
+                 *         "cabin": "business"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateServiceRequest"];
@@ -3755,16 +3821,41 @@ export interface operations {
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "status": "in_progress",
-                     *       "departure_datetime": "2031-07-01T10:00:00.000Z",
+                     *       "departure_datetime": "2031-07-01T09:30:00.000Z",
                      *       "provided_features": {
-                     *         "seats": 180
+                     *         "cabin": "business",
+                     *         "seats": 200
                      *       },
                      *       "resolved_features": {
-                     *         "cabin": "economy",
-                     *         "seats": 180
+                     *         "cabin": "business",
+                     *         "seats": 200
                      *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "blocking_services": [],
+                     *         "resolved_features_changes": [
+                     *           {
+                     *             "service_id": "LH-400",
+                     *             "before": {
+                     *               "cabin": "economy",
+                     *               "seats": 180
+                     *             },
+                     *             "after": {
+                     *               "seats": 200,
+                     *               "cabin": "business"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inference": {
+                     *           "would_run": true,
+                     *           "service_ids": [
+                     *             "LH-400"
+                     *           ]
+                     *         },
+                     *         "stale_subscriptions": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Service"];
@@ -3874,7 +3965,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3886,10 +3977,14 @@ export interface operations {
                      *           },
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3902,10 +3997,14 @@ export interface operations {
                      *             "reason": "override"
                      *           },
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3916,7 +4015,11 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3970,7 +4073,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3981,10 +4084,14 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3997,7 +4104,11 @@ export interface operations {
                      *             "reason": "override"
                      *           },
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4059,7 +4170,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -4072,7 +4183,17 @@ export interface operations {
                      *         "reason": "override"
                      *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4114,7 +4235,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4125,7 +4246,11 @@ export interface operations {
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4178,7 +4303,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4189,7 +4314,17 @@ export interface operations {
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4245,8 +4380,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000019"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4448,7 +4583,10 @@ export interface operations {
                      *           }
                      *         ],
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null
                      *       }
                      *     }
                      */
@@ -4509,11 +4647,8 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
-                     *         "model_id": "fare-model",
-                     *         "version": "1",
-                     *         "description": "first cut",
-                     *         "metadata": {},
                      *         "status": "pending",
+                     *         "version": "1",
                      *         "features": [
                      *           {
                      *             "name": "seats",
@@ -4537,8 +4672,14 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
+                     *         "metadata": {},
+                     *         "model_id": "fare-model",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "created_by": "platform-app",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "description": "first cut",
+                     *         "status_changed_at": null,
+                     *         "status_changed_by": null
                      *       }
                      *     }
                      */
@@ -4637,7 +4778,10 @@ export interface operations {
                      *           }
                      *         ],
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null
                      *       },
                      *       "stale_subscriptions": []
                      *     }
@@ -4713,7 +4857,10 @@ export interface operations {
                      *             }
                      *           ],
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": null,
+                     *           "status_changed_at": null
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -4745,7 +4892,10 @@ export interface operations {
                      *             }
                      *           ],
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": "platform-app",
+                     *           "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4852,7 +5002,19 @@ export interface operations {
                      *         }
                      *       ],
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "compatibility": {
+                     *         "model_id": "fare-model",
+                     *         "subject": "version",
+                     *         "model_version": "2",
+                     *         "compatible": true,
+                     *         "changes": [],
+                     *         "assignments": [],
+                     *         "subscriptions": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -4890,6 +5052,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "subject": "version",
+                     *       "model_version": "2",
+                     *       "compatible": true,
+                     *       "changes": [],
+                     *       "assignments": [
+                     *         {
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "client_id": "globex",
+                     *           "domain_id": "eu-flights",
+                     *           "service_id": null,
+                     *           "assignment_key": "default",
+                     *           "model_version": "1",
+                     *           "compatible": true,
+                     *           "changes": [],
+                     *           "feature_mismatches": []
+                     *         }
+                     *       ],
+                     *       "subscriptions": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompatibilityReport"];
                 };
             };
@@ -4952,7 +5137,10 @@ export interface operations {
                      *         }
                      *       ],
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -5029,7 +5217,10 @@ export interface operations {
                      *         }
                      *       ],
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": "platform-app",
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -5138,8 +5329,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5188,7 +5379,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000003",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -5213,14 +5404,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000002",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -5248,8 +5439,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5294,10 +5485,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5325,8 +5516,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5360,10 +5551,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5391,8 +5582,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000005",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000005"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5443,14 +5634,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000004"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000005"
                      *         }
                      *       ]
                      *     }
@@ -5467,17 +5658,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "error": "target model fare-archiver has no active version"
                      *         }
                      *       ]
@@ -5525,7 +5716,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *           "source_model_id": "fare-model",
                      *           "target_model_id": "fare-notifier",
                      *           "trigger_event": "inference_complete",
@@ -5535,7 +5726,10 @@ export interface operations {
                      *           "label": "notify on new fares",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": null,
+                     *           "status_changed_at": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5589,7 +5783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5599,7 +5793,10 @@ export interface operations {
                      *       "label": "notify on new fares",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -5637,7 +5834,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5647,7 +5844,10 @@ export interface operations {
                      *       "label": "notify on new fares",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -5683,7 +5883,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5695,7 +5895,10 @@ export interface operations {
                      *       "label": "archive",
                      *       "status": "disabled",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": "platform-app",
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -5740,7 +5943,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5752,7 +5955,10 @@ export interface operations {
                      *       "label": "archive",
                      *       "status": "disabled",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": "platform-app",
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -5797,7 +6003,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *           "client_id": "globex",
                      *           "url": "https://hooks.example.com/globex/mos",
                      *           "description": "Ops alerts (pager)",
@@ -5873,7 +6079,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -5929,7 +6135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -5996,7 +6202,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6050,7 +6256,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6102,7 +6308,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6140,9 +6346,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -6199,9 +6405,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000019",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6265,9 +6471,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6324,9 +6530,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -6386,7 +6592,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *           "client_id": null,
                      *           "url": "https://hooks.example.com/platform/mos",
                      *           "description": "Registry changes",
@@ -6458,7 +6664,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6511,7 +6717,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6570,7 +6776,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6622,7 +6828,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6672,7 +6878,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6708,9 +6914,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -6765,9 +6971,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000017",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6829,9 +7035,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6886,9 +7092,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000015",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000009",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
