@@ -176,6 +176,18 @@ describe('dry run (?dry_run=true)', () => {
     expect((await h.api('GET', `/v2/models/${modelId}/versions/9`)).status).toBe(404);
   });
 
+  it('is authorized like the real call: a token without the permission gets 403 and nothing is previewed', async () => {
+    const modelId = await activeModel(h);
+    const { clientId, base } = await tenantWithDomain(h, { modelId });
+    const reader = await h.idp.human('rita', [`client:${clientId}`], ['client_read']);
+    const res = await h.api('PUT', `${base}/assignments/default?dry_run=true`, {
+      token: reader,
+      body: { model_id: modelId, model_version: '1' },
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.preview).toBeUndefined();
+  });
+
   it('refuses a dry_run that is neither true nor false', async () => {
     const modelId = await activeModel(h);
     const { base } = await tenantWithDomain(h, { modelId });
