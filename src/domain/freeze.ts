@@ -63,7 +63,7 @@ export function featureContractMismatches(domain: FeatureDefinition[], frozen: F
       out.push({
         feature: def.name,
         kind: 'schema_differs',
-        message: `feature "${def.name}" has another schema in the freeze than in the domain: ${changes.map((c) => c.reason).join('; ')}`,
+        message: `feature "${def.name}" has another schema in the freeze than in the domain: ${changes.map((c) => c.reason.replace(/^\(value\): /, '')).join('; ')}`,
       });
     }
   }
