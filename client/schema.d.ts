@@ -450,7 +450,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The assignment in force for each key: the service override, else the domain one (by key)
+         * The assignment in force for each key, now or at an instant (`at`): the service override, else the domain one
          * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
@@ -606,6 +606,26 @@ export interface paths {
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
          */
         post: operations["createVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/compatibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version's compatibility report against every active assignment and subscription payload of the model
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getModelCompatibility"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1379,6 +1399,11 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /** @description On model/assign: the new default assignment revision */
+            assignment?: components["schemas"]["Assignment"];
+            /** @description On model/assign: the version against the revision it replaces and the domain features */
+            compatibility?: components["schemas"]["AssignmentCompatibility"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         CreateDomainRequest: {
             /** @description Identifier within the tenant; a UUIDv7 is generated when omitted */
@@ -1400,6 +1425,9 @@ export interface components {
         FeaturesResponse: {
             /** @description The live feature definitions */
             features: components["schemas"]["FeatureDefinitions"];
+            /** @description On replace: where the definitions disagree with the freeze of the active default assignment's version (init validates against the freeze) */
+            feature_mismatches?: components["schemas"]["FeatureMismatch"][];
+            preview?: components["schemas"]["ChangePreview"];
         };
         AssignModelRequest: {
             /** @description The model whose newest active version becomes the domain default assignment */
@@ -1525,6 +1553,18 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /** @description Who created it (the token's client id or user); null before audit fields existed */
+            created_by?: string | null;
+            /** @description Who last set the status through the status route */
+            status_changed_by?: string | null;
+            /**
+             * Format: date-time
+             * @description When the status route last set the status
+             */
+            status_changed_at?: string | null;
+            /** @description On create: its freeze against every active assignment of the model */
+            compatibility?: components["schemas"]["CompatibilityReport"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         /** @description A registered model */
         Model: {
@@ -1560,6 +1600,9 @@ export interface components {
             version: components["schemas"]["ModelVersion"] | null;
             /** @description On update: the subscriptions this change made stale */
             stale_subscriptions?: string[];
+            /** @description On an update of handler_contracts: what the new contracts break */
+            compatibility?: components["schemas"]["CompatibilityReport"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         CreateVersionRequest: {
             /** @description Version string, unique within the model */
@@ -1645,6 +1688,23 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When this revision came into force; null for a revision written `archived` (it retired its key)
+             */
+            activated_at?: string | null;
+            /**
+             * Format: date-time
+             * @description When a later upsert took it out of force; null while active
+             */
+            archived_at?: string | null;
+            /** @description Who wrote it (the token's client id or user); null for rows written before audit fields existed */
+            created_by?: string | null;
+            /** @description Who archived it (the writer of the next revision) */
+            archived_by?: string | null;
+            /** @description On an upsert: the version against the revision it replaces and the domain features */
+            compatibility?: components["schemas"]["AssignmentCompatibility"];
+            preview?: components["schemas"]["ChangePreview"];
         };
         InitServiceRequest: {
             /** @description Identifier within the domain; an existing service is re-initialized */
@@ -1705,6 +1765,7 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            preview?: components["schemas"]["ChangePreview"];
         };
         /** @description A job was started (or, for a repeated Idempotency-Key, the first one is returned) */
         JobAccepted: {
@@ -1955,6 +2016,15 @@ export interface components {
              * @description When the resource last changed
              */
             updated_at: string;
+            /** @description Who created it (the token's client id or user); null before audit fields existed */
+            created_by?: string | null;
+            /** @description Who last set the status through the status route */
+            status_changed_by?: string | null;
+            /**
+             * Format: date-time
+             * @description When the status route last set the status
+             */
+            status_changed_at?: string | null;
         };
         SubscriptionStatusRequest: {
             /**
@@ -2126,6 +2196,113 @@ export interface components {
                 status_code: number | null;
                 latency_ms: number;
                 error: string | null;
+            }[];
+        };
+        /** @description Present only on a dry run (`?dry_run=true`): what the change would do. Every check ran; nothing was written and no job started */
+        ChangePreview: {
+            /**
+             * @description Always true: this answer describes a change that was not made
+             * @constant
+             */
+            dry_run: true;
+            /** @description Services that would block (always empty here: a dry run that blocks answers 422 with blocking_services, like the real call) */
+            blocking_services: Record<string, unknown>[];
+            /** @description Services whose stored resolved_features the change would rewrite, before and after */
+            resolved_features_changes: {
+                /** @description The service */
+                service_id: string;
+                before: Record<string, unknown>;
+                after: Record<string, unknown>;
+            }[];
+            /** @description Whether the change would start inference, and for which services */
+            inference: {
+                would_run: boolean;
+                service_ids: string[];
+            };
+            /** @description Subscriptions the change would mark stale */
+            stale_subscriptions: string[];
+            /** @description On a version status change: the active assignment revisions that bind the version */
+            assignments?: string[];
+        };
+        /** @description One difference between two JSON Schemas, seen from a value that satisfied the old one */
+        SchemaChange: {
+            /** @description Where in the value: a dotted property path, `[]` for array items, empty for the whole value */
+            path: string;
+            /**
+             * @description What changed
+             * @enum {unknown}
+             */
+            kind: "property_removed" | "property_added" | "new_required_field" | "field_no_longer_required" | "additional_properties_closed" | "additional_properties_opened" | "type_narrowed" | "type_widened" | "type_changed" | "enum_value_removed" | "enum_value_added" | "enum_added" | "enum_removed" | "const_changed" | "default_changed" | "default_added" | "default_removed" | "range_narrowed" | "range_widened" | "schema_changed";
+            /** @description Whether a value valid before can be refused (or resolve differently) after */
+            breaking: boolean;
+            /** @description The change in words, e.g. `threshold: type narrowed (number → integer)` */
+            reason: string;
+        };
+        /** @description Where a domain's feature definitions and a model version's feature freeze disagree */
+        FeatureMismatch: {
+            /** @description The feature */
+            feature: string;
+            /** @enum {unknown} */
+            kind: "missing_from_freeze" | "missing_from_domain" | "schema_differs" | "mandatory_differs";
+            /** @description The mismatch and its consequence in words */
+            message: string;
+        };
+        /** @description The assigned version against the revision it replaces and against the domain's feature definitions (init validates against the version's freeze) */
+        AssignmentCompatibility: {
+            /** @description No breaking freeze change and no feature mismatch */
+            compatible: boolean;
+            /** @description The version of the revision it replaces under the same key, if any */
+            replaces: {
+                model_id: string;
+                model_version: string;
+            } | null;
+            /** @description Freeze changes from the replaced version to this one */
+            changes: components["schemas"]["SchemaChange"][];
+            /** @description Disagreements between the domain's features and this version's freeze */
+            feature_mismatches: components["schemas"]["FeatureMismatch"][];
+        };
+        /** @description What a version's feature freeze or new handler contracts would break: each active assignment of the model (domain and service scope) and each subscription targeting it */
+        CompatibilityReport: {
+            /** @description The model */
+            model_id: string;
+            /**
+             * @description `version`: the freeze of `model_version` against each assigned version; `contracts`: new handler contracts against the current ones
+             * @enum {unknown}
+             */
+            subject: "version" | "contracts";
+            /** @description The version checked (subject `version`) */
+            model_version: string | null;
+            /** @description Every assignment and subscription is compatible */
+            compatible: boolean;
+            /** @description Subject `contracts`: the changes of the input schemas */
+            changes: components["schemas"]["SchemaChange"][];
+            /** @description Active assignments of the model, every tenant (at most 1000) */
+            assignments: {
+                /** Format: uuid */
+                assignment_id: string;
+                client_id: string;
+                domain_id: string;
+                /** @description Set for a service-scoped assignment */
+                service_id: string | null;
+                assignment_key: string;
+                /** @description The version it binds now */
+                model_version: string;
+                compatible: boolean;
+                changes: components["schemas"]["SchemaChange"][];
+                feature_mismatches: components["schemas"]["FeatureMismatch"][];
+            }[];
+            /** @description Subscriptions whose target is the model: a stored input is checked against the (new) inference input_schema; a trigger-output input against the breaking changes */
+            subscriptions: {
+                /** Format: uuid */
+                subscription_id: string;
+                source_model_id: string;
+                /** @enum {unknown} */
+                input_source: "stored" | "trigger_output";
+                /** @enum {unknown} */
+                status: "active" | "stale" | "disabled";
+                compatible: boolean;
+                /** @description Why it is breaking, in words; empty when compatible */
+                reasons: string[];
             }[];
         };
     };
@@ -2400,7 +2577,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000013",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -2446,7 +2623,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2494,7 +2671,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2514,7 +2691,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2563,7 +2740,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000013",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -2584,13 +2761,13 @@ export interface operations {
     listClientJobs: {
         parameters: {
             query?: {
-                /** @description Only items with this domain_id */
+                /** @description Jobs of this domain (of any tenant the caller sees, unless client_id narrows it) */
                 domain_id?: string;
-                /** @description Only items with this service_id */
+                /** @description Jobs of this service */
                 service_id?: string;
-                /** @description Only items with this model_id */
+                /** @description Jobs of this model */
                 model_id?: string;
-                /** @description Only items with this model_version */
+                /** @description Jobs of this model version */
                 model_version?: string;
                 /** @description Only items with this job_type */
                 job_type?: "inference" | "training";
@@ -2598,16 +2775,18 @@ export interface operations {
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
                 trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
-                /** @description Only items with this source_job_id */
+                /** @description Cascade jobs this job started */
                 source_job_id?: string;
-                /** @description Only items with this root_job_id */
+                /** @description Jobs of the cascade tree with this root */
                 root_job_id?: string;
-                /** @description Only items with this rerun_of */
+                /** @description Re-runs of this job */
                 rerun_of?: string;
-                /** @description Only items with this created_after */
+                /** @description Jobs created at or after this instant */
                 created_after?: string;
-                /** @description Only items with this created_before */
+                /** @description Jobs created before this instant */
                 created_before?: string;
+                /** @description Only jobs that ran under this assignment revision */
+                assignment_id?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -2633,7 +2812,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000008",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -2643,9 +2822,9 @@ export interface operations {
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000006",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "depth": 1,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -2670,14 +2849,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000008",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2686,7 +2865,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000021",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -2706,14 +2885,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000020",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -2722,7 +2901,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -2746,14 +2925,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000022",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2762,7 +2941,7 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000022",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -2782,8 +2961,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000022",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3026,7 +3205,10 @@ export interface operations {
     };
     assignDomainModel: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3061,7 +3243,30 @@ export interface operations {
                      *       "domain_uuid": "0197a000-0000-7000-8000-000000000001",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "assignment": {
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000002",
+                     *         "domain_id": "eu-flights",
+                     *         "assignment_key": "default",
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "status": "active",
+                     *         "role": null,
+                     *         "settings": {},
+                     *         "metadata": {},
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "activated_at": "2025-06-02T09:00:00.000Z",
+                     *         "archived_at": null,
+                     *         "created_by": "platform-app",
+                     *         "archived_by": null
+                     *       },
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Domain"];
@@ -3072,7 +3277,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["Unprocessable"];
+            422: components["responses"]["AssignmentBlocked"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3134,7 +3339,10 @@ export interface operations {
     };
     replaceFeatures: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3208,7 +3416,8 @@ export interface operations {
                      *           },
                      *           "mandatory": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "feature_mismatches": []
                      *     }
                      */
                     "application/json": components["schemas"]["FeaturesResponse"];
@@ -3255,7 +3464,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "notify",
                      *           "model_id": "fare-notifier",
@@ -3265,10 +3474,14 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3280,10 +3493,14 @@ export interface operations {
                      *           },
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000002",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3293,7 +3510,11 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "archived_by": "platform-app"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3315,7 +3536,10 @@ export interface operations {
     };
     createDomainAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3347,7 +3571,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "notify",
                      *       "model_id": "fare-notifier",
@@ -3357,7 +3581,17 @@ export interface operations {
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -3368,7 +3602,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["Unprocessable"];
+            422: components["responses"]["AssignmentBlocked"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3397,7 +3631,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3409,7 +3643,11 @@ export interface operations {
                      *       },
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -3424,7 +3662,10 @@ export interface operations {
     };
     upsertDomainAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3462,7 +3703,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3474,7 +3715,20 @@ export interface operations {
                      *       },
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": {
+                     *           "model_id": "fare-model",
+                     *           "model_version": "2"
+                     *         },
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -3528,8 +3782,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3584,8 +3838,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "service_id": "LH-400",
-                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3719,7 +3973,10 @@ export interface operations {
     };
     updateService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -3735,7 +3992,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "departure_datetime": "2031-07-01T10:00:00.000Z"
+                 *       "static_features": {
+                 *         "seats": 200,
+                 *         "cabin": "business"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateServiceRequest"];
@@ -3754,16 +4014,41 @@ export interface operations {
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "status": "in_progress",
-                     *       "departure_datetime": "2031-07-01T10:00:00.000Z",
+                     *       "departure_datetime": "2031-07-01T09:30:00.000Z",
                      *       "provided_features": {
-                     *         "seats": 180
+                     *         "cabin": "business",
+                     *         "seats": 200
                      *       },
                      *       "resolved_features": {
-                     *         "cabin": "economy",
-                     *         "seats": 180
+                     *         "cabin": "business",
+                     *         "seats": 200
                      *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "blocking_services": [],
+                     *         "resolved_features_changes": [
+                     *           {
+                     *             "service_id": "LH-400",
+                     *             "before": {
+                     *               "cabin": "economy",
+                     *               "seats": 180
+                     *             },
+                     *             "after": {
+                     *               "seats": 200,
+                     *               "cabin": "business"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inference": {
+                     *           "would_run": true,
+                     *           "service_ids": [
+                     *             "LH-400"
+                     *           ]
+                     *         },
+                     *         "stale_subscriptions": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Service"];
@@ -3842,6 +4127,8 @@ export interface operations {
     getEffectiveAssignments: {
         parameters: {
             query?: {
+                /** @description An instant (RFC 3339 with offset): answer with the revisions in force then, archived ones included (time travel) */
+                at?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -3871,7 +4158,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3883,10 +4170,14 @@ export interface operations {
                      *           },
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3899,10 +4190,14 @@ export interface operations {
                      *             "reason": "override"
                      *           },
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3913,7 +4208,11 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3967,7 +4266,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -3978,10 +4277,14 @@ export interface operations {
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -3994,7 +4297,11 @@ export interface operations {
                      *             "reason": "override"
                      *           },
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "activated_at": "2025-06-02T09:00:00.000Z",
+                     *           "archived_at": null,
+                     *           "created_by": "platform-app",
+                     *           "archived_by": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4016,7 +4323,10 @@ export interface operations {
     };
     createServiceAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -4053,7 +4363,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000012",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -4066,7 +4376,17 @@ export interface operations {
                      *         "reason": "override"
                      *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4108,7 +4428,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4119,7 +4439,11 @@ export interface operations {
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4134,7 +4458,10 @@ export interface operations {
     };
     upsertServiceAssignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description client id */
@@ -4169,7 +4496,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4180,7 +4507,17 @@ export interface operations {
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": null,
+                     *       "created_by": "platform-app",
+                     *       "archived_by": null,
+                     *       "compatibility": {
+                     *         "compatible": true,
+                     *         "replaces": null,
+                     *         "changes": [],
+                     *         "feature_mismatches": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4236,8 +4573,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000020",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000020"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4439,7 +4776,10 @@ export interface operations {
                      *           }
                      *         ],
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null
                      *       }
                      *     }
                      */
@@ -4528,8 +4868,11 @@ export interface operations {
                      *         "metadata": {},
                      *         "model_id": "fare-model",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
-                     *         "description": "first cut"
+                     *         "description": "first cut",
+                     *         "status_changed_at": null,
+                     *         "status_changed_by": null
                      *       }
                      *     }
                      */
@@ -4545,7 +4888,10 @@ export interface operations {
     };
     updateModel: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -4625,7 +4971,10 @@ export interface operations {
                      *           }
                      *         ],
                      *         "created_at": "2025-06-02T09:00:00.000Z",
-                     *         "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null
                      *       },
                      *       "stale_subscriptions": []
                      *     }
@@ -4701,7 +5050,10 @@ export interface operations {
                      *             }
                      *           ],
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": null,
+                     *           "status_changed_at": null
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -4733,7 +5085,10 @@ export interface operations {
                      *             }
                      *           ],
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": "platform-app",
+                     *           "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4755,7 +5110,10 @@ export interface operations {
     };
     createVersion: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -4837,7 +5195,19 @@ export interface operations {
                      *         }
                      *       ],
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "compatibility": {
+                     *         "model_id": "fare-model",
+                     *         "subject": "version",
+                     *         "model_version": "2",
+                     *         "compatible": true,
+                     *         "changes": [],
+                     *         "assignments": [],
+                     *         "subscriptions": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -4850,6 +5220,61 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getModelCompatibility: {
+        parameters: {
+            query?: {
+                /** @description The version to check (default: the newest) */
+                model_version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "subject": "version",
+                     *       "model_version": "2",
+                     *       "compatible": true,
+                     *       "changes": [],
+                     *       "assignments": [
+                     *         {
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "client_id": "globex",
+                     *           "domain_id": "eu-flights",
+                     *           "service_id": null,
+                     *           "assignment_key": "default",
+                     *           "model_version": "1",
+                     *           "compatible": true,
+                     *           "changes": [],
+                     *           "feature_mismatches": []
+                     *         }
+                     *       ],
+                     *       "subscriptions": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CompatibilityReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4905,7 +5330,10 @@ export interface operations {
                      *         }
                      *       ],
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -4920,7 +5348,10 @@ export interface operations {
     };
     setVersionStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -4979,7 +5410,10 @@ export interface operations {
                      *         }
                      *       ],
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": "platform-app",
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -5088,8 +5522,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5138,7 +5572,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000004",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -5150,7 +5584,7 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000004",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -5168,14 +5602,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000004",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -5184,7 +5618,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -5208,8 +5642,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5232,7 +5666,7 @@ export interface operations {
     getJob: {
         parameters: {
             query?: {
-                /** @description Only items with this wait */
+                /** @description Seconds (at most 60) to hold the answer until the job is final; at the end of the time, the job as it is then */
                 wait?: number;
             };
             header?: never;
@@ -5257,10 +5691,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5269,7 +5703,7 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "depth": 0,
                      *       "rerun_of": null,
                      *       "cancelled_by": null,
@@ -5293,8 +5727,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5310,7 +5744,7 @@ export interface operations {
     getJobById: {
         parameters: {
             query?: {
-                /** @description Only items with this wait */
+                /** @description Seconds (at most 60) to hold the answer until the job is final; at the end of the time, the job as it is then */
                 wait?: number;
             };
             header?: never;
@@ -5331,10 +5765,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5343,7 +5777,7 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "depth": 0,
                      *       "rerun_of": null,
                      *       "cancelled_by": null,
@@ -5367,8 +5801,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5384,15 +5818,15 @@ export interface operations {
     searchJobs: {
         parameters: {
             query?: {
-                /** @description Only items with this client_id */
+                /** @description Jobs of this tenant */
                 client_id?: string;
-                /** @description Only items with this domain_id */
+                /** @description Jobs of this domain (of any tenant the caller sees, unless client_id narrows it) */
                 domain_id?: string;
-                /** @description Only items with this service_id */
+                /** @description Jobs of this service */
                 service_id?: string;
-                /** @description Only items with this model_id */
+                /** @description Jobs of this model */
                 model_id?: string;
-                /** @description Only items with this model_version */
+                /** @description Jobs of this model version */
                 model_version?: string;
                 /** @description Only items with this job_type */
                 job_type?: "inference" | "training";
@@ -5400,15 +5834,15 @@ export interface operations {
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
                 trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
-                /** @description Only items with this source_job_id */
+                /** @description Cascade jobs this job started */
                 source_job_id?: string;
-                /** @description Only items with this root_job_id */
+                /** @description Jobs of the cascade tree with this root */
                 root_job_id?: string;
-                /** @description Only items with this rerun_of */
+                /** @description Re-runs of this job */
                 rerun_of?: string;
-                /** @description Only items with this created_after */
+                /** @description Jobs created at or after this instant */
                 created_after?: string;
-                /** @description Only items with this created_before */
+                /** @description Jobs created before this instant */
                 created_before?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
@@ -5432,10 +5866,10 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -5444,7 +5878,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "cancelled_by": null,
@@ -5468,8 +5902,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5510,13 +5944,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "truncated": false,
                      *       "max_jobs": 500,
                      *       "jobs": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "parent_job_id": null,
                      *           "subscription_id": null,
                      *           "depth": 0,
@@ -5529,7 +5963,7 @@ export interface operations {
                      *           "cascade_error": null,
                      *           "failed_cascades": [
                      *             {
-                     *               "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *               "subscription_id": "0197a000-0000-7000-8000-000000000009",
                      *               "error": "target model fare-archiver has no active version"
                      *             }
                      *           ],
@@ -5537,9 +5971,9 @@ export interface operations {
                      *           "completed_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
-                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000006",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
                      *           "depth": 1,
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
@@ -5595,7 +6029,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "assignment_id": null,
@@ -5607,9 +6041,9 @@ export interface operations {
                      *       "service_id": null,
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000002",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000003",
                      *       "depth": 0,
-                     *       "rerun_of": "0197a000-0000-7000-8000-000000000003",
+                     *       "rerun_of": "0197a000-0000-7000-8000-000000000004",
                      *       "cancelled_by": "client:platform-app",
                      *       "cancel_reason": "started by mistake",
                      *       "input": {
@@ -5623,8 +6057,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000002",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5663,8 +6097,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000002",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000002"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5717,14 +6151,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000004",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000005"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000006"
                      *         }
                      *       ]
                      *     }
@@ -5741,17 +6175,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000008"
                      *         },
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000009",
                      *           "error": "target model fare-archiver has no active version"
                      *         }
                      *       ]
@@ -5799,7 +6233,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
                      *           "source_model_id": "fare-model",
                      *           "target_model_id": "fare-notifier",
                      *           "trigger_event": "inference_complete",
@@ -5809,7 +6243,10 @@ export interface operations {
                      *           "label": "notify on new fares",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
-                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": null,
+                     *           "status_changed_at": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5863,7 +6300,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000005",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5873,7 +6310,10 @@ export interface operations {
                      *       "label": "notify on new fares",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -5911,7 +6351,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000005",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -5921,7 +6361,10 @@ export interface operations {
                      *       "label": "notify on new fares",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -5957,7 +6400,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000009",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -5969,7 +6412,10 @@ export interface operations {
                      *       "label": "archive",
                      *       "status": "disabled",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": "platform-app",
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -6014,7 +6460,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000009",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -6026,7 +6472,10 @@ export interface operations {
                      *       "label": "archive",
                      *       "status": "disabled",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
-                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": "platform-app",
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subscription"];
@@ -6071,7 +6520,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000013",
                      *           "client_id": "globex",
                      *           "url": "https://hooks.example.com/globex/mos",
                      *           "description": "Ops alerts (pager)",
@@ -6147,7 +6596,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -6203,7 +6652,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -6270,7 +6719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6324,7 +6773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6376,7 +6825,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6414,9 +6863,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -6473,9 +6922,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000018",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000012",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000020",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -6539,9 +6988,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -6598,9 +7047,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000018",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000012",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -6660,7 +7109,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
                      *           "client_id": null,
                      *           "url": "https://hooks.example.com/platform/mos",
                      *           "description": "Registry changes",
@@ -6732,7 +7181,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6785,7 +7234,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6844,7 +7293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6896,7 +7345,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -6946,7 +7395,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -6982,9 +7431,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -7039,9 +7488,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000016",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000010",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000017",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -7103,9 +7552,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -7160,9 +7609,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000016",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000010",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,

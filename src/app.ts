@@ -16,6 +16,7 @@ import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from './h
 import { cors } from './http/cors';
 import { buildOpenApiDocument } from './openapi/document';
 import { UserSchemaCompiler } from './domain/json-schemas';
+import { createCompatibility } from './domain/compatibility';
 import { FeatureRules } from './domain/features';
 import { createClientsService } from './domain/clients';
 import { createDomainsService } from './domain/domains';
@@ -87,7 +88,8 @@ export function createApp(deps: AppDeps): {
     completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
     finals,
   });
-  const assignments = createAssignmentsService({ knex, rules });
+  const compatibility = createCompatibility({ schemas });
+  const assignments = createAssignmentsService({ knex, rules, compatibility });
   const starts = createJobStarts({ knex, jobs });
 
   const router = new Router();
@@ -99,7 +101,7 @@ export function createApp(deps: AppDeps): {
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
   registerServiceRoutes(route, createServicesService({ knex, rules, jobs }));
-  registerModelRoutes(route, createModelsService({ knex, rules, schemas, inProcessNames: () => deps.inProcessNames }));
+  registerModelRoutes(route, createModelsService({ knex, rules, schemas, compatibility, inProcessNames: () => deps.inProcessNames }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;

@@ -58,3 +58,10 @@ export function principalFromClaims(claims: JWTPayload, auth: AuthConfig): Princ
   }
   return undefined;
 }
+
+/** How audit fields name the caller: a machine client by its client id, a human by username (else subject). */
+export function actorOf(principal: Principal | undefined): string | null {
+  if (!principal) return null;
+  if (principal.kind === 'machine') return principal.clientId;
+  return principal.username || principal.subject || null;
+}

@@ -16,6 +16,12 @@ export interface AssignmentRow {
   metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
+  /** When this revision came into force; null for a revision written `archived` (it retired its key). */
+  activated_at: Date | null;
+  /** When a later upsert (or an `archived` revision) took it out of force; null while active. */
+  archived_at: Date | null;
+  created_by: string | null;
+  archived_by: string | null;
 }
 
 export interface Scope {
@@ -54,9 +60,11 @@ export async function shareLockActiveWithFreeze(
     .first('assignments.*', 'model_versions.features as version_features');
 }
 
-/** Archives the active revision under the key, if any; returns how many rows it archived. */
-export async function archiveActive(db: Db, scope: Scope, key: string): Promise<number> {
-  return inScope(db, scope).where({ assignment_key: key, status: 'active' }).update({ status: 'archived', updated_at: db.fn.now() });
+/** Archives the active revision under the key, if any, in the name of `actor`; returns how many rows it archived. */
+export async function archiveActive(db: Db, scope: Scope, key: string, actor: string | null = null): Promise<number> {
+  return inScope(db, scope)
+    .where({ assignment_key: key, status: 'active' })
+    .update({ status: 'archived', updated_at: db.fn.now(), archived_at: db.fn.now(), archived_by: actor });
 }
 
 export type NewRevision = Pick<
@@ -64,13 +72,18 @@ export type NewRevision = Pick<
   'assignment_key' | 'model_id' | 'model_version' | 'status' | 'role' | 'settings' | 'metadata'
 >;
 
-export async function insertRevision(db: Db, scope: Scope, r: NewRevision): Promise<AssignmentRow> {
+export async function insertRevision(db: Db, scope: Scope, r: NewRevision, actor: string | null = null): Promise<AssignmentRow> {
+  // now() is the transaction's start: the revision it replaces was archived at this very instant.
   const [row] = await db('assignments')
     .insert({
       assignment_id: randomUUID(),
       domain_uuid: scope.domainUuid,
       service_uuid: scope.serviceUuid ?? null,
       ...r,
+      created_by: actor,
+      activated_at: r.status === 'active' ? db.fn.now() : null,
+      archived_at: r.status === 'archived' ? db.fn.now() : null,
+      archived_by: r.status === 'archived' ? actor : null,
       settings: JSON.stringify(r.settings),
       metadata: JSON.stringify(r.metadata),
     })
@@ -93,6 +106,45 @@ export async function effectiveAssignments(db: Db, scope: Required<Scope>, page:
     .andWhere((q) => q.whereNull('service_uuid').orWhere({ service_uuid: scope.serviceUuid }))
     .orderBy([{ column: 'assignment_key' }, { column: 'service_uuid', nulls: 'last' }]);
   return paginateByKey<AssignmentRow>(db.select('*').from(perKey.as('effective')), page, 'assignment_key');
+}
+
+/** Per key, the revision in force at `at`: the service's own before the domain's; a page ordered by key. */
+export async function effectiveAssignmentsAt(db: Db, scope: Required<Scope>, at: Date, page: PageRequest): Promise<Page<AssignmentRow>> {
+  const perKey = db('assignments')
+    .distinctOn('assignment_key')
+    .where({ domain_uuid: scope.domainUuid })
+    .andWhere((q) => q.whereNull('service_uuid').orWhere({ service_uuid: scope.serviceUuid }))
+    .andWhere('activated_at', '<=', at)
+    .andWhere((q) => q.whereNull('archived_at').orWhere('archived_at', '>', at))
+    .orderBy([{ column: 'assignment_key' }, { column: 'service_uuid', nulls: 'last' }]);
+  return paginateByKey<AssignmentRow>(db.select('*').from(perKey.as('effective')), page, 'assignment_key');
+}
+
+export interface ModelAssignmentRow extends AssignmentRow {
+  client_id: string;
+  domain_id: string;
+  service_id: string | null;
+}
+
+/** At most this many active assignments are checked in one compatibility report. */
+export const COMPATIBILITY_LIMIT = 1000;
+
+/** The active assignments (domain and service scope, every tenant) that bind `modelId` (only `version`, when given). */
+export async function activeAssignmentsOfModel(db: Db, modelId: string, version?: string): Promise<ModelAssignmentRow[]> {
+  const q = db('assignments as a');
+  if (version !== undefined) q.where({ 'a.model_version': version });
+  return q
+    .join('domains as d', 'd.domain_uuid', 'a.domain_uuid')
+    .leftJoin('services as s', 's.service_uuid', 'a.service_uuid')
+    .where({ 'a.model_id': modelId, 'a.status': 'active' })
+    .select('a.*', 'd.client_id', 'd.domain_id', 's.service_id')
+    .orderBy([
+      { column: 'd.client_id' },
+      { column: 'd.domain_id' },
+      { column: 's.service_id', nulls: 'first' },
+      { column: 'a.assignment_key' },
+    ])
+    .limit(COMPATIBILITY_LIMIT);
 }
 
 export async function hasRevisions(db: Db, scope: Scope, key: string): Promise<boolean> {

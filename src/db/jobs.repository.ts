@@ -189,6 +189,8 @@ export interface JobFilter {
   rerun_of?: string;
   created_after?: Date;
   created_before?: Date;
+  /** The assignment revision the job ran under. */
+  assignment_id?: string;
 }
 
 /**
@@ -208,6 +210,7 @@ export async function listJobs(db: Db, filter: JobFilter, page: PageRequest): Pr
     'source_job_id',
     'root_job_id',
     'rerun_of',
+    'assignment_id',
   ] as const) {
     if (filter[key] !== undefined) q.where(`model_jobs.${key}`, filter[key]);
   }

@@ -35,6 +35,10 @@ export interface VersionRow {
   features: FeatureDefinition[];
   created_at: Date;
   updated_at: Date;
+  created_by: string | null;
+  /** Who last moved the status through the status route, and when (training outcomes record no one). */
+  status_changed_by: string | null;
+  status_changed_at: Date | null;
 }
 
 function modelsWithStatus(db: Db) {
@@ -66,9 +70,21 @@ export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ 
     .first();
   if (!row) return undefined;
   const { newest_version: v, ...model } = row as ModelRow & {
-    newest_version: (Omit<VersionRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
+    newest_version:
+      | (Omit<VersionRow, 'created_at' | 'updated_at' | 'status_changed_at'> & {
+          created_at: string;
+          updated_at: string;
+          status_changed_at: string | null;
+        })
+      | null;
   };
-  return { model, version: v ? { ...v, created_at: new Date(v.created_at), updated_at: new Date(v.updated_at) } : null };
+  if (!v) return { model, version: null };
+  const dates = {
+    created_at: new Date(v.created_at),
+    updated_at: new Date(v.updated_at),
+    status_changed_at: v.status_changed_at === null ? null : new Date(v.status_changed_at),
+  };
+  return { model, version: { ...v, ...dates } };
 }
 
 export async function lockModel(db: Db, id: string): Promise<ModelRow | undefined> {
@@ -104,7 +120,12 @@ export async function listModels(db: Db, page: PageRequest, filter: { name?: str
   return paginate<ModelRow>(q, page, 'id', 'm');
 }
 
-export async function insertVersion(db: Db, v: Omit<VersionRow, 'created_at' | 'updated_at'>): Promise<VersionRow> {
+export async function insertVersion(
+  db: Db,
+  v: Omit<VersionRow, 'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at'> & {
+    created_by?: string | null;
+  },
+): Promise<VersionRow> {
   const [row] = await db('model_versions')
     .insert({ ...v, metadata: JSON.stringify(v.metadata), features: JSON.stringify(v.features) })
     .returning('*');
@@ -130,8 +151,18 @@ export async function newestVersion(db: Db, modelId: string, status?: VersionSta
     .first();
 }
 
-export async function setVersionStatus(db: Db, modelId: string, version: string, status: VersionStatus): Promise<VersionRow> {
-  const [row] = await db('model_versions').where({ model_id: modelId, version }).update({ status, updated_at: db.fn.now() }).returning('*');
+export async function setVersionStatus(
+  db: Db,
+  modelId: string,
+  version: string,
+  status: VersionStatus,
+  actor?: string | null,
+): Promise<VersionRow> {
+  const audit = actor === undefined ? {} : { status_changed_by: actor, status_changed_at: db.fn.now() };
+  const [row] = await db('model_versions')
+    .where({ model_id: modelId, version })
+    .update({ status, updated_at: db.fn.now(), ...audit })
+    .returning('*');
   return row;
 }
 

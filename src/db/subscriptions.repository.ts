@@ -16,9 +16,16 @@ export interface SubscriptionRow {
   status: SubscriptionStatus;
   created_at: Date;
   updated_at: Date;
+  created_by: string | null;
+  /** Who last set the status through the status or delete route, and when (staleness is set by the model update). */
+  status_changed_by: string | null;
+  status_changed_at: Date | null;
 }
 
-export type NewSubscription = Omit<SubscriptionRow, 'subscription_id' | 'status' | 'created_at' | 'updated_at'>;
+export type NewSubscription = Omit<
+  SubscriptionRow,
+  'subscription_id' | 'status' | 'created_at' | 'updated_at' | 'status_changed_by' | 'status_changed_at'
+>;
 
 export async function insertSubscription(db: Db, s: NewSubscription): Promise<SubscriptionRow> {
   const [row] = await db('event_subscriptions')
@@ -31,10 +38,15 @@ export async function findSubscription(db: Db, subscriptionId: string): Promise<
   return db('event_subscriptions').where({ subscription_id: subscriptionId }).first();
 }
 
-export async function setSubscriptionStatus(db: Db, subscriptionId: string, status: SubscriptionStatus): Promise<SubscriptionRow> {
+export async function setSubscriptionStatus(
+  db: Db,
+  subscriptionId: string,
+  status: SubscriptionStatus,
+  actor: string | null = null,
+): Promise<SubscriptionRow> {
   const [row] = await db('event_subscriptions')
     .where({ subscription_id: subscriptionId })
-    .update({ status, updated_at: db.fn.now() })
+    .update({ status, updated_at: db.fn.now(), status_changed_by: actor, status_changed_at: db.fn.now() })
     .returning('*');
   return row;
 }
@@ -64,6 +76,11 @@ export async function markStale(db: Db, modelId: string): Promise<string[]> {
     .update({ status: 'stale', updated_at: db.fn.now() })
     .returning('subscription_id');
   return rows.map((r: { subscription_id: string }) => r.subscription_id);
+}
+
+/** Subscriptions whose target action runs `modelId` (their stored payloads follow its contract); disabled ones too. */
+export async function subscriptionsTargeting(db: Db, modelId: string): Promise<SubscriptionRow[]> {
+  return db('event_subscriptions').where({ target_model_id: modelId }).orderBy('created_at').limit(1000);
 }
 
 export async function listSubscriptions(db: Db, sourceModelId: string, page: PageRequest, status?: string) {

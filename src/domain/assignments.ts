@@ -1,19 +1,21 @@
-import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/assignments.repository';
 import * as servicesRepo from '../db/services.repository';
-import { lockDomain, touchDomain } from '../db/domains.repository';
+import { lockDomain, touchDomain, type DomainRow } from '../db/domains.repository';
+import { canonicalJson } from '../canonical-json';
 import { newestVersion, findModel } from '../db/models.repository';
 import { requireDomain, requireService, requireAssignableVersion } from './lookups';
 import type { FeatureRules } from './features';
 import { formatFeatureProblems } from './features';
 import { freezeIncompatibilities } from './freeze';
 import { mapPage, PageRequest } from '../db/pagination';
-import { AssignmentBlockedError, BlockingService, NotFoundError, UnprocessableError } from '../errors';
+import { AssignmentBlockedError, BlockingService, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { toAssignment, toDomain } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from '../webhooks/outbox';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext, type ChangePreview } from './dry-run';
+import type { AssignmentCompatibility, Compatibility } from './compatibility';
 
 export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
@@ -25,21 +27,37 @@ export async function activeDefault(db: Db, domainUuid: string, domainId: string
   return repo.findActive(db, { domainUuid, domainId }, DEFAULT_ASSIGNMENT_KEY);
 }
 
-export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules }) {
-  const { knex, rules } = deps;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** An RFC 3339 date-time with its offset (as the `at` parameter documents it), else a 400. */
+function parseInstant(at: string): Date {
+  const instant = new Date(at);
+  if (!RFC3339.test(at) || Number.isNaN(instant.getTime())) {
+    throw new InvalidInputError(`query parameter at must be an RFC 3339 date-time with an offset, e.g. 2026-12-20T10:00:00Z; got "${at}"`);
+  }
+  return instant;
+}
+
+export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules; compatibility: Compatibility }) {
+  const { knex, rules, compatibility } = deps;
 
   /** Archives the previous active revision under the key and inserts the new one (caller holds the scope lock). */
-  async function writeRevision(trx: Knex.Transaction, scope: repo.Scope, key: string, body: AssignmentBody) {
-    await repo.archiveActive(trx, scope, key);
-    const row = await repo.insertRevision(trx, scope, {
-      assignment_key: key,
-      model_id: body.model_id,
-      model_version: body.model_version,
-      status: body.status ?? 'active',
-      role: body.role ?? null,
-      settings: body.settings ?? {},
-      metadata: body.metadata ?? {},
-    });
+  async function writeRevision(trx: Knex.Transaction, scope: repo.Scope, key: string, body: AssignmentBody, actor: string | null) {
+    await repo.archiveActive(trx, scope, key, actor);
+    const row = await repo.insertRevision(
+      trx,
+      scope,
+      {
+        assignment_key: key,
+        model_id: body.model_id,
+        model_version: body.model_version,
+        status: body.status ?? 'active',
+        role: body.role ?? null,
+        settings: body.settings ?? {},
+        metadata: body.metadata ?? {},
+      },
+      actor,
+    );
     await webhookEvents.assignmentChanged(trx, row, scope); // webhooks (#16): outbox row in this transaction
     return row;
   }
@@ -53,6 +71,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     domainUuid: string,
     body: AssignmentBody,
     frozen: Parameters<FeatureRules['resolve']>[0],
+    preview: ChangePreview,
   ) {
     const services = await servicesRepo.nonDepartedServices(trx, domainUuid);
     const byId = new Map(services.map((s) => [s.service_id, s]));
@@ -77,30 +96,56 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       );
     }
     for (const [serviceId, provided] of patched) {
-      await servicesRepo.updateService(trx, byId.get(serviceId)!.service_uuid, {
-        provided_features: provided,
-        resolved_features: rules.resolve(frozen, provided),
-      });
+      const before = byId.get(serviceId)!;
+      const resolved = rules.resolve(frozen, provided);
+      await servicesRepo.updateService(trx, before.service_uuid, { provided_features: provided, resolved_features: resolved });
+      if (canonicalJson(resolved) !== canonicalJson(before.resolved_features)) {
+        preview.resolved_features_changes.push({ service_id: serviceId, before: before.resolved_features, after: resolved });
+      }
     }
   }
 
-  async function upsertDomain(clientId: string, domainId: string, key: string, body: AssignmentBody) {
-    const domain = await requireDomain(knex, clientId, domainId);
+  /** The response of an upsert: the revision and its compatibility report, plus the preview on a dry run. */
+  function answer(
+    row: repo.AssignmentRow,
+    scope: repo.Scope,
+    report: AssignmentCompatibility,
+    preview: ChangePreview,
+    change: ChangeContext,
+  ) {
+    return { ...toAssignment(row, scope), compatibility: report, ...(change.dryRun ? { preview } : {}) };
+  }
+
+  /** The domain upsert inside the caller's transaction: the domain lock, the freeze check, the new revision. */
+  async function upsertDomainIn(trx: Knex.Transaction, domain: DomainRow, key: string, body: AssignmentBody, change: ChangeContext) {
     const isDefault = key === DEFAULT_ASSIGNMENT_KEY;
     if (body.service_updates?.length && !isDefault) {
       throw new UnprocessableError('service_updates is honoured on the domain default assignment only');
     }
-    const version = await requireAssignableVersion(knex, body.model_id, body.model_version);
-    const scope = { domainUuid: domain.domain_uuid, domainId };
-    const row = await inTransaction(knex, async (trx) => {
-      await lockDomain(trx, domain.domain_uuid);
-      if (isDefault && (body.status ?? 'active') === 'active') await applyDefaultFreeze(trx, domain.domain_uuid, body, version.features);
-      return writeRevision(trx, scope, key, body);
-    });
-    return toAssignment(row, scope);
+    const version = await requireAssignableVersion(trx, body.model_id, body.model_version);
+    const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
+    await lockDomain(trx, domain.domain_uuid);
+    const preview = emptyPreview();
+    const report = await compatibility.forAssignment(trx, scope, key, version);
+    if (isDefault && (body.status ?? 'active') === 'active') {
+      await applyDefaultFreeze(trx, domain.domain_uuid, body, version.features, preview);
+    }
+    return answer(await writeRevision(trx, scope, key, body, change.actor), scope, report, preview, change);
   }
 
-  async function upsertService(clientId: string, domainId: string, serviceId: string, key: string, body: AssignmentBody) {
+  async function upsertDomain(clientId: string, domainId: string, key: string, body: AssignmentBody, change: ChangeContext = UNATTRIBUTED) {
+    const domain = await requireDomain(knex, clientId, domainId);
+    return inChangeTransaction(knex, change, (trx) => upsertDomainIn(trx, domain, key, body, change));
+  }
+
+  async function upsertService(
+    clientId: string,
+    domainId: string,
+    serviceId: string,
+    key: string,
+    body: AssignmentBody,
+    change: ChangeContext = UNATTRIBUTED,
+  ) {
     if (body.service_updates?.length) throw new UnprocessableError('service_updates is honoured on the domain default assignment only');
     const domain = await requireDomain(knex, clientId, domainId);
     const service = await requireService(knex, domain, serviceId);
@@ -109,7 +154,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       throw new UnprocessableError(`domain ${domainId} has no model assigned`);
     const version = await requireAssignableVersion(knex, body.model_id, body.model_version);
     const scope = { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId };
-    const row = await inTransaction(knex, async (trx) => {
+    return inChangeTransaction(knex, change, async (trx) => {
       const locked = await requireService(trx, domain, serviceId, true);
       const problems = rules.valueProblems(version.features, locked.provided_features);
       if (problems.length && (body.status ?? 'active') === 'active') {
@@ -117,9 +162,9 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
           `feature contract mismatch with ${body.model_id}@${body.model_version}: ${formatFeatureProblems(problems)}`,
         );
       }
-      return writeRevision(trx, scope, key, body);
+      const report = await compatibility.forAssignment(trx, scope, key, version);
+      return answer(await writeRevision(trx, scope, key, body, change.actor), scope, report, emptyPreview(), change);
     });
-    return toAssignment(row, scope);
   }
 
   async function resolveScope(clientId: string, domainId: string, serviceId?: string): Promise<repo.Scope> {
@@ -135,13 +180,22 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     resolveScope,
 
     /** POST .../model/assign: the default assignment to the model's newest active version; returns the Domain. */
-    async assignModel(clientId: string, domainId: string, modelId: string) {
+    async assignModel(clientId: string, domainId: string, modelId: string, change: ChangeContext = UNATTRIBUTED) {
       if (!(await findModel(knex, modelId))) throw new UnprocessableError(`model ${modelId} does not exist`);
       const version = await newestVersion(knex, modelId, 'active');
       if (!version) throw new UnprocessableError(`model ${modelId} has no active version`);
-      await upsertDomain(clientId, domainId, DEFAULT_ASSIGNMENT_KEY, { model_id: modelId, model_version: version.version });
       const domain = await requireDomain(knex, clientId, domainId);
-      return toDomain(await touchDomain(knex, domain.domain_uuid));
+      const body = { model_id: modelId, model_version: version.version };
+      // The revision and the domain's touch in one transaction, so a dry run rolls both back.
+      return inChangeTransaction(knex, change, async (trx) => {
+        const { compatibility: report, preview, ...assignment } = await upsertDomainIn(trx, domain, DEFAULT_ASSIGNMENT_KEY, body, change);
+        return {
+          ...toDomain(await touchDomain(trx, domain.domain_uuid)),
+          assignment,
+          compatibility: report,
+          ...(preview ? { preview } : {}),
+        };
+      });
     },
 
     async getActive(clientId: string, domainId: string, key: string, serviceId?: string) {
@@ -157,9 +211,14 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     },
 
     /** For each key: the service's own active assignment if it has one, else the domain's. */
-    async effective(clientId: string, domainId: string, serviceId: string, page: PageRequest) {
+    /** With `at`: the revisions in force at that instant (time travel), the service's own before the domain's. */
+    async effective(clientId: string, domainId: string, serviceId: string, page: PageRequest, at?: string) {
+      const instant = at === undefined ? undefined : parseInstant(at);
       const scope = (await resolveScope(clientId, domainId, serviceId)) as Required<repo.Scope>;
-      return mapPage(await repo.effectiveAssignments(knex, scope, page), (r) => toAssignment(r, scope));
+      const rows = instant
+        ? await repo.effectiveAssignmentsAt(knex, scope, instant, page)
+        : await repo.effectiveAssignments(knex, scope, page);
+      return mapPage(rows, (r) => toAssignment(r, scope));
     },
   };
 }

@@ -9,6 +9,10 @@ import { uuidv7 } from '../ids';
 import { ConflictError } from '../errors';
 import { toDomain } from './views';
 import type { Schemas } from '../openapi/types';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
+import { activeDefault } from './assignments';
+import { findVersion } from '../db/models.repository';
+import { featureContractMismatches } from './freeze';
 
 export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) {
   const { knex, rules } = deps;
@@ -45,16 +49,25 @@ export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) 
       const domain = await requireDomain(knex, clientId, domainId);
       return repo.getFeatureDefinitions(knex, domain.domain_uuid);
     },
-    /** Persist-only (spec part 4, rule 1): services keep their stored features and no inference runs. */
-    async replaceFeatures(clientId: string, domainId: string, features: FeatureDefinition[]) {
+    /**
+     * Persist-only (spec part 4, rule 1): services keep their stored features and no inference runs. The answer
+     * says where the new definitions disagree with the freeze of the active default assignment's version.
+     */
+    async replaceFeatures(clientId: string, domainId: string, features: FeatureDefinition[], change: ChangeContext = UNATTRIBUTED) {
       rules.assertValidDefinitions(features);
       const domain = await requireDomain(knex, clientId, domainId);
-      await inTransaction(knex, async (trx) => {
+      return inChangeTransaction(knex, change, async (trx) => {
         await repo.lockDomain(trx, domain.domain_uuid);
         await repo.replaceFeatureDefinitions(trx, domain.domain_uuid, features);
         await repo.touchDomain(trx, domain.domain_uuid);
+        const assigned = await activeDefault(trx, domain.domain_uuid, domainId);
+        const version = assigned ? await findVersion(trx, assigned.model_id, assigned.model_version) : undefined;
+        return {
+          features: await repo.getFeatureDefinitions(trx, domain.domain_uuid),
+          feature_mismatches: version ? featureContractMismatches(features, version.features) : [],
+          ...(change.dryRun ? { preview: emptyPreview() } : {}),
+        };
       });
-      return { features: await repo.getFeatureDefinitions(knex, domain.domain_uuid) };
     },
   };
 }

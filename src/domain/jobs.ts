@@ -49,6 +49,8 @@ export function waitSeconds(raw: string | undefined): number {
   return n;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface JobRequestContext {
   principal: Principal;
   /** Optional Idempotency-Key header: a repeated key from the same caller returns the first job. */
@@ -265,6 +267,9 @@ export function createJobsService(deps: {
     },
 
     async listForClient(clientId: string, query: Omit<JobSearchQuery, 'client_id'>, page: PageRequest) {
+      // The column is a uuid: anything else is the caller's mistake, not a database error.
+      if (query.assignment_id !== undefined && !UUID.test(query.assignment_id))
+        throw new InvalidInputError('query parameter assignment_id must be a UUID');
       await requireClient(knex, clientId);
       const filter: repo.JobFilter = {
         ...query,

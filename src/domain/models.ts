@@ -10,10 +10,13 @@ import { canMoveVersion, VERSION_TRANSITIONS } from './version-status';
 import { mapPage, type PageRequest } from '../db/pagination';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
-import { ConflictError, UnprocessableError } from '../errors';
+import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from '../webhooks/outbox';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
+import type { Compatibility } from './compatibility';
+import { activeAssignmentsOfModel } from '../db/assignments.repository';
 
 type Handlers = repo.ModelRow['handlers'];
 
@@ -34,8 +37,9 @@ export function createModelsService(deps: {
   rules: FeatureRules;
   schemas: UserSchemaCompiler;
   inProcessNames: () => string[];
+  compatibility: Compatibility;
 }) {
-  const { knex, rules, schemas } = deps;
+  const { knex, rules, schemas, compatibility } = deps;
 
   function checkHandlers(handlers: Handlers | undefined): void {
     if (!handlers) return;
@@ -61,7 +65,7 @@ export function createModelsService(deps: {
     }
   }
 
-  async function envelope(db: Knex, modelId: string) {
+  async function envelope(db: Knex | Knex.Transaction, modelId: string) {
     const model = await requireModel(db, modelId);
     const version = await repo.newestVersion(db, modelId);
     return { model: toModel(model), version: version ? toVersion(version) : null };
@@ -69,7 +73,7 @@ export function createModelsService(deps: {
 
   return {
     /** A model is born with its first version, `pending`, in one transaction. A duplicate id is a 409. */
-    async create(body: CreateModelBody) {
+    async create(body: CreateModelBody, change: ChangeContext = UNATTRIBUTED) {
       checkHandlers(body.handlers);
       checkContracts(body.handler_contracts);
       const features = body.features ?? [];
@@ -92,6 +96,7 @@ export function createModelsService(deps: {
             metadata: body.version_metadata ?? {},
             status: 'pending',
             features,
+            created_by: change.actor,
           });
         });
       } catch (err) {
@@ -110,38 +115,63 @@ export function createModelsService(deps: {
     list: async (page: PageRequest, filter: { name?: string; status?: string }) =>
       mapPage(await repo.listModels(knex, page, filter), toModel),
 
-    /** Marks dependent subscriptions stale when what they rely on changes (see staleningChange). */
-    async update(modelId: string, changes: UpdateModelBody) {
+    /**
+     * Marks dependent subscriptions stale when what they rely on changes (see staleningChange). A change of
+     * handler_contracts answers a compatibility report: the input schemas' changes against every active
+     * assignment and every subscription payload targeting the model.
+     */
+    async update(modelId: string, changes: UpdateModelBody, change: ChangeContext = UNATTRIBUTED) {
       checkHandlers(changes.handlers);
       checkContracts(changes.handler_contracts);
-      const stale = await inTransaction(knex, async (trx) => {
+      return inChangeTransaction(knex, change, async (trx) => {
         const before = await repo.lockModel(trx, modelId);
         if (!before) await requireModel(trx, modelId);
+        const report =
+          changes.handler_contracts !== undefined
+            ? await compatibility.forContracts(trx, modelId, before!.handler_contracts, changes.handler_contracts ?? null)
+            : undefined;
         await repo.updateModel(trx, modelId, changes);
         const stale = staleningChange(before!, changes) ? await subs.markStale(trx, modelId) : [];
         await webhookEvents.subscriptionsStale(trx, stale); // webhooks (#16): outbox rows in this transaction
-        return stale;
+        return {
+          ...(await envelope(trx, modelId)),
+          stale_subscriptions: stale,
+          ...(report ? { compatibility: report } : {}),
+          ...(change.dryRun ? { preview: { ...emptyPreview(), stale_subscriptions: stale } } : {}),
+        };
       });
-      return { ...(await envelope(knex, modelId)), stale_subscriptions: stale };
     },
 
-    async createVersion(modelId: string, body: Schemas['CreateVersionRequest']) {
+    /** The new version, with a compatibility report of its freeze against every active assignment of the model. */
+    async createVersion(modelId: string, body: Schemas['CreateVersionRequest'], change: ChangeContext = UNATTRIBUTED) {
       rules.assertValidDefinitions(body.features);
-      await requireModel(knex, modelId);
+      const model = await requireModel(knex, modelId);
       try {
-        const row = await repo.insertVersion(knex, {
-          model_id: modelId,
-          version: body.version,
-          description: body.description ?? '',
-          metadata: body.metadata ?? {},
-          status: 'pending',
-          features: body.features,
+        return await inChangeTransaction(knex, change, async (trx) => {
+          const row = await repo.insertVersion(trx, {
+            model_id: modelId,
+            version: body.version,
+            description: body.description ?? '',
+            metadata: body.metadata ?? {},
+            status: 'pending',
+            features: body.features,
+            created_by: change.actor,
+          });
+          const report = await compatibility.forVersion(trx, row, model.handler_contracts);
+          return { ...toVersion(row), compatibility: report, ...(change.dryRun ? { preview: emptyPreview() } : {}) };
         });
-        return toVersion(row);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`version ${body.version} of model ${modelId} already exists`);
         throw err;
       }
+    },
+
+    /** The compatibility report of a version (the newest when none is named) against the model's active assignments. */
+    async compatibility(modelId: string, version?: string) {
+      const model = await requireModel(knex, modelId);
+      const row = version === undefined ? await repo.newestVersion(knex, modelId) : await requireVersion(knex, modelId, version);
+      if (!row) throw new NotFoundError(`model ${modelId} has no version`);
+      return compatibility.forVersion(knex, row, model.handler_contracts);
     },
 
     async getVersion(modelId: string, version: string) {
@@ -153,8 +183,9 @@ export function createModelsService(deps: {
       return mapPage(await repo.listVersions(knex, modelId, page, status), toVersion);
     },
 
-    async setVersionStatus(modelId: string, version: string, status: repo.VersionStatus) {
-      return inTransaction(knex, async (trx) => {
+    /** On a dry run the preview names the active assignments that bind the version (they keep it either way). */
+    async setVersionStatus(modelId: string, version: string, status: repo.VersionStatus, change: ChangeContext = UNATTRIBUTED) {
+      return inChangeTransaction(knex, change, async (trx) => {
         const current = await repo.lockVersion(trx, modelId, version);
         if (!current) await requireVersion(trx, modelId, version);
         if (!canMoveVersion(current!.status, status)) {
@@ -163,9 +194,14 @@ export function createModelsService(deps: {
             `version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`,
           );
         }
-        const updated = await repo.setVersionStatus(trx, modelId, version, status);
+        const updated = await repo.setVersionStatus(trx, modelId, version, status, change.actor);
         if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
-        return toVersion(updated);
+        if (!change.dryRun) return toVersion(updated);
+        const bound = await activeAssignmentsOfModel(trx, modelId, version);
+        return {
+          ...toVersion(updated),
+          preview: { ...emptyPreview(), assignments: bound.map((a) => a.assignment_id) },
+        };
       });
     },
   };

@@ -16,6 +16,7 @@ import { canonicalJson } from './json-schemas';
 import { toService } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from '../webhooks/outbox';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -109,10 +110,18 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
      * static_features replaces provided_features; features are re-resolved with the current freeze and
      * inference re-runs only when resolved_features change. A departure-only change runs nothing.
      */
-    async update(clientId: string, domainId: string, serviceId: string, body: Schemas['UpdateServiceRequest']) {
+    async update(
+      clientId: string,
+      domainId: string,
+      serviceId: string,
+      body: Schemas['UpdateServiceRequest'],
+      change: ChangeContext = UNATTRIBUTED,
+    ) {
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
-      const { service, staged } = await inTransaction(knex, async (trx) => {
+      const preview = emptyPreview();
+      // On a dry run the job is staged and rolled back with the rest: it is never launched.
+      const { service, staged } = await inChangeTransaction(knex, change, async (trx) => {
         const locked = await lockDefault(trx, domain);
         const current = await requireService(trx, domain, serviceId, true);
         if (current.status === 'not_found') throw new UnprocessableError(`service ${serviceId} is not_found; initialize it again`);
@@ -121,6 +130,10 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
         const resolved = resolveOrThrow(version.features, provided, `${version.model_id}@${version.version}`);
         const rerun = canonicalJson(resolved) !== canonicalJson(current.resolved_features);
         if (rerun) assertClientActive(client);
+        if (rerun) {
+          preview.resolved_features_changes.push({ service_id: serviceId, before: current.resolved_features, after: resolved });
+          preview.inference = { would_run: true, service_ids: [serviceId] };
+        }
         const updated = await repo.updateService(trx, current.service_uuid, {
           ...(body.departure_datetime ? { departure_datetime: body.departure_datetime } : {}),
           provided_features: provided,
@@ -142,6 +155,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           : undefined;
         return { service: updated, staged };
       });
+      if (change.dryRun) return { ...toService(service, domainId), preview };
       const launched = staged ? await jobs.launch(staged) : undefined;
       return { ...toService(service, domainId), ...(launched ? { job_id: launched.job_id } : {}) };
     },

@@ -29,7 +29,7 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
   }
 
   return {
-    async create(sourceModelId: string, body: CreateSubscriptionBody) {
+    async create(sourceModelId: string, body: CreateSubscriptionBody, actor: string | null = null) {
       await requireModel(knex, sourceModelId);
       const input = body.input ?? null;
       await assertStoredInputFits(body.target_model_id, { input_source: body.input_source, input });
@@ -41,6 +41,7 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
         input_source: body.input_source,
         input,
         label: body.label ?? '',
+        created_by: actor,
       });
       return toSubscription(row);
     },
@@ -52,14 +53,14 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
       return mapPage(await repo.listSubscriptions(knex, modelId, page, status), toSubscription);
     },
     /** Re-activating re-validates the stored input against the target's current contract. */
-    async setStatus(modelId: string, subscriptionId: string, status: 'active' | 'disabled') {
+    async setStatus(modelId: string, subscriptionId: string, status: 'active' | 'disabled', actor: string | null = null) {
       const row = await requireSubscription(modelId, subscriptionId);
       if (status === 'active') await assertStoredInputFits(row.target_model_id, row);
-      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, status));
+      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, status, actor));
     },
-    async disable(modelId: string, subscriptionId: string) {
+    async disable(modelId: string, subscriptionId: string, actor: string | null = null) {
       await requireSubscription(modelId, subscriptionId);
-      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, 'disabled'));
+      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, 'disabled', actor));
     },
   };
 }

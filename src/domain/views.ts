@@ -54,6 +54,10 @@ export function toAssignment(row: AssignmentRow, scope: Pick<Scope, 'domainId' |
     metadata: row.metadata,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+    activated_at: iso(row.activated_at),
+    archived_at: iso(row.archived_at),
+    created_by: row.created_by,
+    archived_by: row.archived_by,
   };
 }
 
@@ -72,11 +76,11 @@ export function toModel(row: ModelRow) {
 }
 
 export function toVersion(row: VersionRow) {
-  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at), status_changed_at: iso(row.status_changed_at) };
 }
 
 export function toSubscription(row: SubscriptionRow) {
-  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at), status_changed_at: iso(row.status_changed_at) };
 }
 
 /** A job; `temporal` gives its workflow id and Web UI link (src/temporal/job-gateway.ts). */

@@ -10,6 +10,8 @@ import { authorize } from './auth-middleware';
 import { pageRequest } from '../paging';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
 import type { JobRequestContext } from '../domain/jobs';
+import type { ChangeContext } from '../domain/dry-run';
+import { actorOf } from '../auth/principal';
 import type { OperationId, PathParams, QueryParams, RequestBody } from '../openapi/types';
 
 export interface RoutingDeps {
@@ -97,4 +99,9 @@ export function notFoundOrMethodNotAllowed() {
     if (allowed.length) throw new MethodNotAllowedError([...new Set(allowed)]);
     throw new NotFoundError(`no route ${ctx.method} ${ctx.path}`);
   };
+}
+
+/** The caller (for audit fields) and `?dry_run=true` (already checked against its enum) of a change. */
+export function changeContext(r: { ctx: Context; query: object }): ChangeContext {
+  return { actor: actorOf(r.ctx.state.principal), dryRun: (r.query as { dry_run?: string }).dry_run === 'true' };
 }

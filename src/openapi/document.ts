@@ -50,6 +50,9 @@ function successes(op: Operation): [number, string][] {
   ];
 }
 
+/** Operations that upsert the domain default assignment, so a 422 may be an AssignBlockedErrorResponse. */
+const MAY_BLOCK = new Set(['upsertDomainAssignment', 'createDomainAssignment', 'assignDomainModel']);
+
 function responses(op: Operation) {
   const out: Record<string, object> = {};
   for (const [status, description] of successes(op)) {
@@ -71,7 +74,7 @@ function responses(op: Operation) {
   }
   const codes = [400, 401, 403, 404, ...(op.body ? [413] : []), ...(op.errors ?? []).filter((c) => c !== 207), 503];
   for (const code of [...new Set(codes)].sort((a, b) => a - b)) {
-    out[code] = ref('responses', code === 422 && op.id === 'upsertDomainAssignment' ? 'AssignmentBlocked' : errorResponses[code].name);
+    out[code] = ref('responses', code === 422 && MAY_BLOCK.has(op.id) ? 'AssignmentBlocked' : errorResponses[code].name);
   }
   return out;
 }
@@ -106,7 +109,7 @@ function pathItem(op: Operation) {
     name,
     in: 'query',
     required: false,
-    description: `Only items with this ${name}`,
+    description: (schema as { description?: string }).description ?? `Only items with this ${name}`,
     schema,
   }));
   if (op.paginated) query.push(ref('parameters', 'Limit'), ref('parameters', 'Cursor'));

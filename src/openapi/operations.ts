@@ -73,6 +73,16 @@ function jobSearchQuery(withClient: boolean): Record<string, object> {
   };
 }
 
+/** `?dry_run=true` on a change that can block or cascade: every check runs, nothing is written (docs/change-safety.md). */
+export const DRY_RUN_QUERY = {
+  dry_run: {
+    type: 'string',
+    enum: ['true', 'false'],
+    description:
+      '`true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts',
+  },
+};
+
 /** The ten webhook routes under `base`; `kind` names the platform-wide set ("createPlatformWebhook"). */
 function webhookOperations(
   base: string,
@@ -297,7 +307,10 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelJob',
     status: 200,
     paginated: true,
-    query: jobSearchQuery(false),
+    query: {
+      ...jobSearchQuery(false),
+      assignment_id: { type: 'string', format: 'uuid', description: 'Only jobs that ran under this assignment revision' },
+    },
   },
 
   {
@@ -356,6 +369,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Domain',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'getFeatures',
@@ -378,6 +392,7 @@ export const OPERATIONS: Operation[] = [
     response: 'FeaturesResponse',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
 
   {
@@ -391,6 +406,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'listDomainAssignments',
@@ -415,6 +431,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'getDomainAssignment',
@@ -486,6 +503,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Service',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'setServiceStatus',
@@ -505,10 +523,17 @@ export const OPERATIONS: Operation[] = [
     path: `${S}/effective-assignments`,
     permission: 'client_read',
     tenancy: 'tenant',
-    summary: 'The assignment in force for each key: the service override, else the domain one (by key)',
+    summary: 'The assignment in force for each key, now or at an instant (`at`): the service override, else the domain one',
     response: 'Assignment',
     status: 200,
     paginated: true,
+    query: {
+      at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'An instant (RFC 3339 with offset): answer with the revisions in force then, archived ones included (time travel)',
+      },
+    },
   },
   {
     id: 'createServiceAssignment',
@@ -521,6 +546,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'listServiceAssignments',
@@ -545,6 +571,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Assignment',
     status: 201,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'getServiceAssignment',
@@ -615,6 +642,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelEnvelope',
     status: 200,
     errors: [422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'createVersion',
@@ -627,6 +655,18 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelVersion',
     status: 201,
     errors: [409, 422],
+    query: DRY_RUN_QUERY,
+  },
+  {
+    id: 'getModelCompatibility',
+    method: 'GET',
+    path: `${M}/compatibility`,
+    permission: 'read_models',
+    tenancy: 'global',
+    summary: "A version's compatibility report against every active assignment and subscription payload of the model",
+    response: 'CompatibilityReport',
+    status: 200,
+    query: { model_version: { type: 'string', description: 'The version to check (default: the newest)' } },
   },
   {
     id: 'listVersions',
@@ -661,6 +701,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelVersion',
     status: 200,
     errors: [409],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'startTraining',

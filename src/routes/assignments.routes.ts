@@ -1,18 +1,19 @@
 import type { Register } from './types';
-import { page, jobContext } from '../http/routing';
+import { page, jobContext, changeContext } from '../http/routing';
 import type { AssignmentsService } from '../domain/assignments';
 import type { createJobStarts } from '../domain/job-starts';
 
 type Status = 'active' | 'archived' | 'all';
 
 export function registerAssignmentRoutes(route: Register, assignments: AssignmentsService, starts: ReturnType<typeof createJobStarts>) {
-  route('upsertDomainAssignment', async ({ params: p, body }) =>
-    assignments.upsertDomain(p.client_id, p.domain_id, p.assignment_key, body),
+  route('upsertDomainAssignment', async (r) =>
+    assignments.upsertDomain(r.params.client_id, r.params.domain_id, r.params.assignment_key, r.body, changeContext(r)),
   );
 
-  route('createDomainAssignment', async ({ params: p, body: { assignment_key, ...body } }) =>
-    assignments.upsertDomain(p.client_id, p.domain_id, assignment_key, body),
-  );
+  route('createDomainAssignment', async (r) => {
+    const { assignment_key, ...body } = r.body;
+    return assignments.upsertDomain(r.params.client_id, r.params.domain_id, assignment_key, body, changeContext(r));
+  });
 
   route('listDomainAssignments', async (r) =>
     assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status),
@@ -30,13 +31,21 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
     ),
   );
 
-  route('upsertServiceAssignment', async ({ params: p, body }) =>
-    assignments.upsertService(p.client_id, p.domain_id, p.service_id, p.assignment_key, body),
+  route('upsertServiceAssignment', async (r) =>
+    assignments.upsertService(
+      r.params.client_id,
+      r.params.domain_id,
+      r.params.service_id,
+      r.params.assignment_key,
+      r.body,
+      changeContext(r),
+    ),
   );
 
-  route('createServiceAssignment', async ({ params: p, body: { assignment_key, ...body } }) =>
-    assignments.upsertService(p.client_id, p.domain_id, p.service_id, assignment_key, body),
-  );
+  route('createServiceAssignment', async (r) => {
+    const { assignment_key, ...body } = r.body;
+    return assignments.upsertService(r.params.client_id, r.params.domain_id, r.params.service_id, assignment_key, body, changeContext(r));
+  });
 
   route('listServiceAssignments', async (r) =>
     assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status, r.params.service_id),
@@ -45,7 +54,7 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
   route('getServiceAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key, p.service_id));
 
   route('getEffectiveAssignments', async (r) =>
-    assignments.effective(r.params.client_id, r.params.domain_id, r.params.service_id, page(r)),
+    assignments.effective(r.params.client_id, r.params.domain_id, r.params.service_id, page(r), r.query.at),
   );
 
   route('runServiceAssignment', async (r) =>

@@ -1,5 +1,5 @@
 import type { Register } from './types';
-import { page } from '../http/routing';
+import { page, changeContext } from '../http/routing';
 import type { createDomainsService } from '../domain/domains';
 import type { AssignmentsService } from '../domain/assignments';
 
@@ -12,9 +12,11 @@ export function registerDomainRoutes(route: Register, domains: ReturnType<typeof
 
   route('setDomainStatus', async ({ params, body }) => domains.setStatus(params.client_id, params.domain_id, body.status));
 
-  route('assignDomainModel', async ({ params, body }) => assignments.assignModel(params.client_id, params.domain_id, body.model_id));
+  route('assignDomainModel', async (r) =>
+    assignments.assignModel(r.params.client_id, r.params.domain_id, r.body.model_id, changeContext(r)),
+  );
 
   route('getFeatures', async ({ params }) => domains.getFeatures(params.client_id, params.domain_id));
 
-  route('replaceFeatures', async ({ params, body }) => domains.replaceFeatures(params.client_id, params.domain_id, body.features));
+  route('replaceFeatures', async (r) => domains.replaceFeatures(r.params.client_id, r.params.domain_id, r.body.features, changeContext(r)));
 }

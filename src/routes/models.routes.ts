@@ -1,21 +1,24 @@
 import type { Register } from './types';
-import { page } from '../http/routing';
+import { page, changeContext } from '../http/routing';
 import type { createModelsService } from '../domain/models';
 
 export function registerModelRoutes(route: Register, models: ReturnType<typeof createModelsService>) {
-  route('createModel', async ({ body }) => models.create(body));
+  route('createModel', async (r) => models.create(r.body, changeContext(r)));
 
   route('listModels', async (r) => models.list(page(r), { name: r.query.name, status: r.query.status }));
 
   route('getModel', async ({ params }) => models.get(params.model_id));
 
-  route('updateModel', async ({ params, body }) => models.update(params.model_id, body));
+  route('updateModel', async (r) => models.update(r.params.model_id, r.body, changeContext(r)));
 
-  route('createVersion', async ({ params, body }) => models.createVersion(params.model_id, body));
+  route('createVersion', async (r) => models.createVersion(r.params.model_id, r.body, changeContext(r)));
+  route('getModelCompatibility', async (r) => models.compatibility(r.params.model_id, r.query.model_version));
 
   route('listVersions', async (r) => models.listVersions(r.params.model_id, page(r), r.query.status));
 
   route('getVersion', async ({ params }) => models.getVersion(params.model_id, params.model_version));
 
-  route('setVersionStatus', async ({ params, body }) => models.setVersionStatus(params.model_id, params.model_version, body.status));
+  route('setVersionStatus', async (r) =>
+    models.setVersionStatus(r.params.model_id, r.params.model_version, r.body.status, changeContext(r)),
+  );
 }

@@ -1,5 +1,5 @@
 import type { Register } from './types';
-import { page, jobContext } from '../http/routing';
+import { page, jobContext, changeContext } from '../http/routing';
 import type { createServicesService } from '../domain/services';
 
 export function registerServiceRoutes(route: Register, services: ReturnType<typeof createServicesService>) {
@@ -12,7 +12,9 @@ export function registerServiceRoutes(route: Register, services: ReturnType<type
 
   route('getService', async ({ params: p }) => services.get(p.client_id, p.domain_id, p.service_id));
 
-  route('updateService', async (r) => services.update(r.params.client_id, r.params.domain_id, r.params.service_id, r.body));
+  route('updateService', async (r) =>
+    services.update(r.params.client_id, r.params.domain_id, r.params.service_id, r.body, changeContext(r)),
+  );
 
   route('setServiceStatus', async ({ params: p, body }) => services.setStatus(p.client_id, p.domain_id, p.service_id, body.status));
 }

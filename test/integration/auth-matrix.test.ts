@@ -56,7 +56,7 @@ describe('authentication and authorization matrix', () => {
     expect([...declared].sort()).toEqual([...table].sort());
   });
 
-  let strangerKey: ReturnType<typeof generateKeyPair> | undefined;
+  let foreignKey: ReturnType<typeof generateKeyPair> | undefined;
   const expired = () =>
     h.idp.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { expiresIn: Math.floor(Date.now() / 1000) - 120 });
   const cases: Case[] = [
@@ -99,9 +99,8 @@ describe('authentication and authorization matrix', () => {
     {
       name: 'unknown kid',
       token: async () => {
-        // One key for every route: RSA key generation per route alone outlasted the test's timeout on a loaded machine.
-        strangerKey ??= generateKeyPair('RS256');
-        const { privateKey } = await strangerKey;
+        // One foreign key for the whole case: an RSA key per route made this case outlast its timeout on a loaded machine.
+        const { privateKey } = await (foreignKey ??= generateKeyPair('RS256'));
         return new SignJWT({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' })
           .setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' })
           .setIssuer(ISSUER)

@@ -17,6 +17,7 @@ describe('migrations', () => {
         '20261123000000_job_workflow_run',
         '20261201000000_webhooks',
         '20261210000000_job_lineage_and_search',
+        '20261220000000_change_safety',
       ]);
       await knex.migrate.rollback({ migrationSource }, true);
       const { rows } = await knex.raw(
@@ -28,6 +29,7 @@ describe('migrations', () => {
         '20261123000000_job_workflow_run',
         '20261201000000_webhooks',
         '20261210000000_job_lineage_and_search',
+        '20261220000000_change_safety',
       ]);
       const indexes = await knex.raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'assignments'`);
       expect(indexes.rows.map((r: any) => r.indexname)).toEqual(

@@ -199,7 +199,10 @@ describe('model registry', () => {
       const created = await h.api('POST', `/v2/models/${id}/versions`, { body: { version: '2', description: 'more', features: FEATURES } });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ model_id: id, version: '2', status: 'pending', features: FEATURES });
-      expect((await h.api('GET', `/v2/models/${id}/versions/2`)).body).toEqual(created.body);
+      // The create answer adds the compatibility report of the new freeze (no assignment binds the model yet).
+      const { compatibility, ...version } = created.body;
+      expect(compatibility).toMatchObject({ subject: 'version', model_version: '2', compatible: true, assignments: [] });
+      expect((await h.api('GET', `/v2/models/${id}/versions/2`)).body).toEqual(version);
       expect((await h.api('GET', `/v2/models/${id}/versions`)).body.items.map((v: any) => v.version)).toEqual(['2', '1']);
       expect((await h.api('GET', `/v2/models/${id}`)).body.version.version).toBe('2');
       expect((await h.api('GET', `/v2/models/${id}/versions/9`)).status).toBe(404);

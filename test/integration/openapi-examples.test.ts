@@ -214,6 +214,13 @@ describe('the examples of the OpenAPI document', () => {
         body: { service_id: 'LH-400', departure_datetime: DEPARTURE, static_features: { seats: 180 } },
       }),
     );
+    // A dry run first (recorded as the example): what a feature change would do, with nothing written.
+    await ok(
+      api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', {
+        params: { path: service, query: { dry_run: 'true' } },
+        body: { static_features: { seats: 200, cabin: 'business' } },
+      }),
+    );
     await ok(
       api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', {
         params: { path: service },
@@ -240,6 +247,9 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments', { params: { path: service } }));
     await ok(
       api.GET('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/effective-assignments', { params: { path: service } }),
+    );
+    await ok(
+      api.GET('/v2/models/{model_id}/compatibility', { params: { path: { model_id: 'fare-model' }, query: { model_version: '2' } } }),
     );
     const serviceRun = await ok(
       api.POST('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}/assignments/{assignment_key}/run', {

@@ -1,4 +1,4 @@
-import { Harness, uid } from '../helpers/harness';
+import { Harness, PLATFORM_CLIENT, uid } from '../helpers/harness';
 import { activeModel } from '../helpers/fixtures';
 
 const CONTRACT = {
@@ -36,6 +36,9 @@ describe('event subscriptions', () => {
       status: 'active',
       created_at: expect.any(String),
       updated_at: expect.any(String),
+      created_by: PLATFORM_CLIENT,
+      status_changed_by: null,
+      status_changed_at: null,
     });
   });
 

@@ -171,7 +171,7 @@ describe('clients, domains and feature definitions', () => {
       const next = [{ name: 'rows', json_schema: { type: 'integer', default: 30 }, mandatory: false }];
       const res = await h.api('PUT', `/v2/clients/${id}/domains/d/features`, { body: { features: next } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ features: next });
+      expect(res.body).toEqual({ features: next, feature_mismatches: [] }); // no default assignment: no freeze to disagree with
       expect((await h.api('GET', `/v2/clients/${id}/domains/d/features`)).body).toEqual(next);
     });
 

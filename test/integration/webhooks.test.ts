@@ -1,3 +1,4 @@
+import { createCompatibility } from '../../src/domain/compatibility';
 import pino from 'pino';
 import { Harness, PLATFORM_CLIENT, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
@@ -152,7 +153,12 @@ describe('outbound webhooks', () => {
       `CREATE CONSTRAINT TRIGGER webhook_test_refuse AFTER INSERT ON assignments DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.assignment_key = 'doomed') EXECUTE FUNCTION webhook_test_refuse()`,
     );
     try {
-      const assignments = createAssignmentsService({ knex: h.knex, rules: new FeatureRules(new UserSchemaCompiler()) });
+      const schemas = new UserSchemaCompiler();
+      const assignments = createAssignmentsService({
+        knex: h.knex,
+        rules: new FeatureRules(schemas),
+        compatibility: createCompatibility({ schemas }),
+      });
       await expect(assignments.upsertDomain(clientId, domainId, 'doomed', { model_id: modelId, model_version: '1' })).rejects.toThrow(
         'refused at commit',
       );

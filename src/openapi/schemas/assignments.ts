@@ -1,4 +1,5 @@
 import { id, dateTime, described, obj, ref, ts } from './common';
+import { assignmentAuditFields } from './change-safety';
 
 const serviceStatus = { enum: ['in_progress', 'available', 'failed', 'not_found'] };
 
@@ -69,6 +70,12 @@ export const assignmentSchemas: Record<string, object> = {
       settings: described('Free-form settings', obj),
       metadata: described('Free-form metadata', obj),
       ...ts,
+      ...assignmentAuditFields,
+      compatibility: described(
+        'On an upsert: the version against the revision it replaces and the domain features',
+        ref('AssignmentCompatibility'),
+      ),
+      preview: ref('ChangePreview'),
     },
   },
   InitServiceRequest: {
@@ -118,6 +125,7 @@ export const assignmentSchemas: Record<string, object> = {
       resolved_features: described('The features after defaults: what inference used', obj),
       job_id: described('On update: the inference job started because resolved_features changed', { type: 'string' }),
       ...ts,
+      preview: ref('ChangePreview'),
     },
   },
   JobAccepted: {

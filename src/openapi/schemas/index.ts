@@ -4,6 +4,7 @@ import { modelSchemas } from './models';
 import { assignmentSchemas } from './assignments';
 import { jobSchemas } from './jobs';
 import { webhookSchemas } from './webhooks';
+import { changeSafetySchemas } from './change-safety';
 
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
@@ -15,4 +16,5 @@ export const schemas: Record<string, object> = {
   ...assignmentSchemas,
   ...jobSchemas,
   ...webhookSchemas,
+  ...changeSafetySchemas,
 };

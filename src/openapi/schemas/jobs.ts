@@ -1,3 +1,4 @@
+import { statusAuditFields } from './change-safety';
 import { id, dateTime, described, obj, ts } from './common';
 
 const nullable = (schema: { type: string }, description: string) => ({ ...schema, type: [schema.type, 'null'], description });
@@ -211,6 +212,7 @@ export const jobSchemas: Record<string, object> = {
         enum: ['active', 'stale', 'disabled'],
       }),
       ...ts,
+      ...statusAuditFields,
     },
   },
   SubscriptionStatusRequest: {

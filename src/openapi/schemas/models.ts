@@ -1,4 +1,5 @@
 import { id, described, obj, ref, ts } from './common';
+import { statusAuditFields } from './change-safety';
 
 /** Models, versions, handlers and handler contracts. */
 export const modelSchemas: Record<string, object> = {
@@ -123,6 +124,9 @@ export const modelSchemas: Record<string, object> = {
       status: described('Only `active` versions can be assigned or run', { enum: ['pending', 'training', 'active', 'failed'] }),
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
       ...ts,
+      ...statusAuditFields,
+      compatibility: described('On create: its freeze against every active assignment of the model', ref('CompatibilityReport')),
+      preview: ref('ChangePreview'),
     },
   },
   Model: {
@@ -151,6 +155,8 @@ export const modelSchemas: Record<string, object> = {
         items: { type: 'string', format: 'uuid' },
         description: 'On update: the subscriptions this change made stale',
       },
+      compatibility: described('On an update of handler_contracts: what the new contracts break', ref('CompatibilityReport')),
+      preview: ref('ChangePreview'),
     },
   },
   CreateVersionRequest: {

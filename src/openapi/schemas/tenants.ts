@@ -58,6 +58,12 @@ export const tenantSchemas: Record<string, object> = {
         enum: ['not_ready', 'active'],
       }),
       ...ts,
+      assignment: described('On model/assign: the new default assignment revision', ref('Assignment')),
+      compatibility: described(
+        'On model/assign: the version against the revision it replaces and the domain features',
+        ref('AssignmentCompatibility'),
+      ),
+      preview: ref('ChangePreview'),
     },
   },
   CreateDomainRequest: {
@@ -83,7 +89,14 @@ export const tenantSchemas: Record<string, object> = {
   FeaturesResponse: {
     type: 'object',
     required: ['features'],
-    properties: { features: described('The live feature definitions', ref('FeatureDefinitions')) },
+    properties: {
+      features: described('The live feature definitions', ref('FeatureDefinitions')),
+      feature_mismatches: described(
+        "On replace: where the definitions disagree with the freeze of the active default assignment's version (init validates against the freeze)",
+        { type: 'array', items: ref('FeatureMismatch') },
+      ),
+      preview: ref('ChangePreview'),
+    },
   },
   AssignModelRequest: {
     type: 'object',
