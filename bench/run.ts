@@ -22,11 +22,13 @@ import { createApiClient } from '../client';
 import { startBareWorker, startBare, startBareHttp } from './baselines';
 import { httpCaller, load, median, LoadResult } from './http-load';
 import { parkedJobs, ParkedResult } from './parked-jobs';
+import { historyTimeline } from './timeline';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--only service]`: the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
- * ratios printed per target of issue #18. Not part of the test suite. `--only service` skips the bare rounds
+ * ratios printed per target of issue #18. Not part of the test suite. `--timeline` prints the history of one completion
+ * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
  * (for profiling the service alone); `--parked 0` skips the memory scenario.
  */
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,6 +45,7 @@ const INIT_CONCURRENCY = 16;
 const READS = Number(arg('reads', '2000'));
 const READ_CONNECTIONS = 32;
 const COMPLETIONS = Number(arg('completions', '30'));
+const TIMELINE = process.argv.includes('--timeline');
 const FEATURES: FeatureDefinition[] = [
   { name: 'seats', json_schema: { type: 'integer', minimum: 1, maximum: 900 }, mandatory: true },
   { name: 'cabin', json_schema: { enum: ['economy', 'business', 'first'], default: 'economy' }, mandatory: true },
@@ -289,6 +292,7 @@ async function run() {
       note('bare.update', r.p50);
     }
 
+    const timelines: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       process.stdout.write(`round ${round}/${ROUNDS}: jobs`);
       if (bare && round % 2 === 0) await bareJobs(round);
@@ -306,6 +310,7 @@ async function run() {
       if (bare && round % 2 === 0) await bareUpdates(round);
       await completeService('manual-0', none, 'service.complete0');
       await completeService('manual-10', ten, 'service.complete10');
+      if (TIMELINE) timelines.push(ten[ten.length - 1]);
       if (bare && round % 2 === 1) await bareUpdates(round);
       console.log(` (load ${os.loadavg()[0].toFixed(2)})`);
     }
@@ -372,6 +377,9 @@ async function run() {
         `${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} (target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`,
       );
     }
+
+    // --timeline: where one completion with 10 subscriptions spends its time, from its workflow's history.
+    for (const jobId of timelines) console.log(await historyTimeline(temporal, `job-${jobId}`));
 
     // The feature rules: compiled validators cached by content vs compiling per request.
     const values = { seats: 120, cabin: 'first', legs: ['FRA', 'JFK'], load: 0.8 };
