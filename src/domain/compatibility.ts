@@ -56,6 +56,12 @@ export interface AssignmentCompatibility {
 
 const INPUT_SCHEMAS = ['inference', 'training'] as const;
 
+/** Where an assignment entry of a report points: the revision, its scope and the version it binds. */
+function assignmentRef(a: assignmentsRepo.ModelAssignmentRow) {
+  const { assignment_id, client_id, domain_id, service_id, assignment_key, model_version } = a;
+  return { assignment_id, client_id, domain_id, service_id, assignment_key, model_version };
+}
+
 export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
   const { schemas } = deps;
 
@@ -106,12 +112,7 @@ export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
         const changes = assigned ? diffSchemas(freezeAsSchema(assigned.features), freezeAsSchema(candidate.features)) : [];
         const mismatches = featureContractMismatches(await getFeatureDefinitions(db, a.domain_uuid), candidate.features);
         entries.push({
-          assignment_id: a.assignment_id,
-          client_id: a.client_id,
-          domain_id: a.domain_id,
-          service_id: a.service_id,
-          assignment_key: a.assignment_key,
-          model_version: a.model_version,
+          ...assignmentRef(a),
           compatible: !isBreaking(changes) && mismatches.length === 0,
           changes,
           feature_mismatches: mismatches,
@@ -136,12 +137,7 @@ export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
       ) as Record<(typeof INPUT_SCHEMAS)[number], SchemaChange[]>;
       // Assignments run inference, so the inference input schema decides for them.
       const entries = (await assignmentsRepo.activeAssignmentsOfModel(db, modelId)).map((a) => ({
-        assignment_id: a.assignment_id,
-        client_id: a.client_id,
-        domain_id: a.domain_id,
-        service_id: a.service_id,
-        assignment_key: a.assignment_key,
-        model_version: a.model_version,
+        ...assignmentRef(a),
         compatible: !isBreaking(perKind.inference),
         changes: perKind.inference,
         feature_mismatches: [],

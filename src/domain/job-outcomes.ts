@@ -49,10 +49,7 @@ export async function recordOutcome(
       status: report?.status ?? ('failure' as const),
     };
 
-    // Lock order of every job start: the service (or version) row first, then model_jobs. Updating the job row
-    // first deadlocked with an init of the same Idempotency-Key, whose unique check waits on this job row.
-    if (job.job_type === 'inference' && job.service_uuid) await lockServiceByUuid(trx, job.service_uuid);
-    if (job.job_type === 'training') await models.lockVersion(trx, job.model_id, job.model_version);
+    await lockDependents(trx, job);
 
     const changed = await jobs.finishJob(trx, jobId, status, output, error);
     if (!changed) {
@@ -69,19 +66,7 @@ export async function recordOutcome(
         log.warn({ jobId, modelId: job.model_id, problem }, 'job output does not match the output_schema of its handler contract');
     }
 
-    if (job.job_type === 'inference' && job.service_uuid) {
-      // Unless a newer inference job of the service exists: its outcome governs.
-      const service = await setStatusFromJob(trx, job.service_uuid, jobId, status === 'success' ? 'available' : 'failed');
-      if (service)
-        await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
-    }
-    if (job.job_type === 'training') {
-      const version = await models.findVersion(trx, job.model_id, job.model_version);
-      if (version?.status === 'training') {
-        await models.setVersionStatus(trx, job.model_id, job.model_version, status === 'success' ? 'active' : 'failed');
-        await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
-      }
-    }
+    await settleDependents(trx, job, status === 'success');
     return { status, triggerEvent: triggerFor(job.job_type, status), base };
   });
   // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
@@ -99,25 +84,39 @@ export async function recordCancellation(knex: Knex, jobId: string, by: string, 
   return inTransaction(knex, async (trx) => {
     const job = await jobs.findJob(trx, jobId);
     if (!job) throw new Error(`job ${jobId} does not exist`);
-    // The lock order of recordOutcome: service (or version) first, then the job row.
-    if (job.job_type === 'inference' && job.service_uuid) await lockServiceByUuid(trx, job.service_uuid);
-    if (job.job_type === 'training') await models.lockVersion(trx, job.model_id, job.model_version);
+    await lockDependents(trx, job);
     if (!(await jobs.cancelJob(trx, jobId, by, reason))) return false;
     await webhookEvents.jobFinished(trx, jobId); // webhooks (#16): job.cancelled
-    if (job.job_type === 'inference' && job.service_uuid) {
-      const service = await setStatusFromJob(trx, job.service_uuid, jobId, 'failed');
-      if (service)
-        await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
-    }
-    if (job.job_type === 'training') {
-      const version = await models.findVersion(trx, job.model_id, job.model_version);
-      if (version?.status === 'training') {
-        await models.setVersionStatus(trx, job.model_id, job.model_version, 'failed');
-        await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
-      }
-    }
+    await settleDependents(trx, job, false);
     return true;
   });
+}
+
+/**
+ * Lock order of every job start and end: the service (or version) row first, then model_jobs. Updating the job row
+ * first deadlocked with an init of the same Idempotency-Key, whose unique check waits on this job row.
+ */
+async function lockDependents(trx: Knex.Transaction, job: jobs.JobView): Promise<void> {
+  if (job.job_type === 'inference' && job.service_uuid) await lockServiceByUuid(trx, job.service_uuid);
+  if (job.job_type === 'training') await models.lockVersion(trx, job.model_id, job.model_version);
+}
+
+/**
+ * Moves what waited for a finished job: its service (an inference of a service, unless a newer inference job of the
+ * service exists: its outcome governs) becomes available or failed; its version (a training) active or failed.
+ */
+async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succeeded: boolean): Promise<void> {
+  if (job.job_type === 'inference' && job.service_uuid) {
+    const service = await setStatusFromJob(trx, job.service_uuid, job.job_id, succeeded ? 'available' : 'failed');
+    if (service) await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
+  }
+  if (job.job_type === 'training') {
+    const version = await models.findVersion(trx, job.model_id, job.model_version);
+    if (version?.status === 'training') {
+      await models.setVersionStatus(trx, job.model_id, job.model_version, succeeded ? 'active' : 'failed');
+      await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
+    }
+  }
 }
 
 function triggerFor(jobType: jobs.JobType, status: jobs.JobStatus): RecordedOutcome['triggerEvent'] {

@@ -74,7 +74,8 @@ export const webhookEvents = {
   /** service.available / service.failed; other statuses announce nothing. `modelId`: the model whose job moved it. */
   async serviceStatusChanged(db: Db, serviceUuid: string, modelId?: string): Promise<void> {
     const service = await services.findServiceByUuid(db, serviceUuid);
-    if (service) await webhookEvents.serviceStatusSet(db, service, await domainOf(db, service.domain_uuid), modelId);
+    if (service?.status !== 'available' && service?.status !== 'failed') return;
+    await webhookEvents.serviceStatusSet(db, service, await domainOf(db, service.domain_uuid), modelId);
   },
 
   /** The same, for a caller that holds the updated row and its domain's ids already. */

@@ -54,6 +54,8 @@ describe('dry run (?dry_run=true)', () => {
       const ids = await workflowsOf(t.clientId);
       return ids.length === 1 && ids;
     });
+    // The init job finishes before any snapshot: its own progress must not read as a change made by the dry run.
+    await eventually(async () => (await h.api('GET', `${t.base}/service/svc-1`)).body.status === 'available');
     return { modelId, workflows, ...t };
   }
 
