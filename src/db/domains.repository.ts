@@ -33,11 +33,6 @@ export async function lockDomain(db: Db, domainUuid: string): Promise<DomainRow 
   return db('domains').where({ domain_uuid: domainUuid }).forUpdate().first();
 }
 
-/** A shared lock: services of the domain may change together, but not while its default assignment changes. */
-export async function shareLockDomain(db: Db, domainUuid: string): Promise<void> {
-  await db('domains').where({ domain_uuid: domainUuid }).forShare().first('domain_uuid');
-}
-
 export async function insertDomain(db: Db, clientId: string, domainId: string): Promise<DomainRow> {
   const [row] = await db('domains').insert({ domain_uuid: randomUUID(), client_id: clientId, domain_id: domainId }).returning('*');
   return row;

@@ -51,15 +51,10 @@ export async function setSubscriptionStatus(
   return row;
 }
 
-/** Subscriptions an event reaches: active ones fire; stale ones are reported as failed entries, disabled ones not at all. */
-export async function triggeredSubscriptions(db: Db, sourceModelId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
-  return db('event_subscriptions')
-    .where({ source_model_id: sourceModelId, trigger_event: triggerEvent })
-    .whereIn('status', ['active', 'stale'])
-    .orderBy('created_at');
-}
-
-/** The subscriptions a finished job's event reaches, found by the job id in one statement. */
+/**
+ * The subscriptions a finished job's event reaches, found by the job id in one statement: active ones fire; stale
+ * ones are reported as failed entries, disabled ones not at all.
+ */
 export async function triggeredByJob(db: Db, jobId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
   return db('event_subscriptions')
     .where('source_model_id', db('model_jobs').select('model_id').where({ job_id: jobId }))

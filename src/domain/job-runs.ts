@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as jobs from '../db/jobs.repository';
-import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { Handler } from '../shapes';
 import type { CompletionReport, CompletionResult, StartClaim } from '../../workflows/definitions';
@@ -104,12 +103,10 @@ export function createJobRuns(deps: {
     async cancelled(jobId: string): Promise<{ stop?: { handler: Handler; taskArn: string; reason: string } }> {
       await loadJob(jobId);
       await recordCancellation(knex, jobId, 'temporal', 'the workflow was cancelled in Temporal');
-      const job = await loadJob(jobId);
-      if (job.status !== 'cancelled' || !job.ecs_task_arn) return {};
-      const model = await models.findModel(knex, job.model_id);
-      if (!model) return {};
+      const job = await jobs.findJobWithHandlers(knex, jobId);
+      if (job?.status !== 'cancelled' || !job.ecs_task_arn || !job.handlers) return {};
       const reason = `job ${jobId} cancelled by ${job.cancelled_by}${job.cancel_reason ? `: ${job.cancel_reason}` : ''}`;
-      return { stop: { handler: model.handlers[job.job_type], taskArn: job.ecs_task_arn, reason } };
+      return { stop: { handler: job.handlers[job.job_type], taskArn: job.ecs_task_arn, reason } };
     },
 
     recordOutcome(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
