@@ -1,6 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
-import { ConfigError, integer, type Env } from './env-values';
+import { commaSeparated, ConfigError, integer, type Env } from './env-values';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -123,10 +123,7 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
 
 /** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
 export function parseAllowedOrigins(raw: string | undefined): string[] {
-  const origins = (raw ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
+  const origins = commaSeparated(raw);
   for (const origin of origins) {
     if (origin === '*') continue;
     let parsed: URL | undefined;

@@ -11,3 +11,11 @@ export function integer(env: Env, name: string, fallback: number, min = 1): numb
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
 }
+
+/** The trimmed, non-empty items of a comma-separated setting (none when unset). */
+export function commaSeparated(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}

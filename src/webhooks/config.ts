@@ -2,7 +2,7 @@ import type { WebhookRetrySchedule } from '../../workflows/webhook-definitions';
 
 export type { WebhookRetrySchedule };
 import { BlockList, isIP } from 'node:net';
-import { integer, type Env } from '../env-values';
+import { commaSeparated, integer, type Env } from '../env-values';
 
 /** Outbound webhook settings (docs/webhooks.md). */
 export interface WebhookConfig {
@@ -25,10 +25,7 @@ export interface WebhookConfig {
 
 /** `a.b.c.d/n`, `a:b::/n` or a bare address (a range of one). */
 export function parseRanges(raw: string | undefined): string[] {
-  const ranges = (raw ?? '')
-    .split(',')
-    .map((r) => r.trim())
-    .filter(Boolean);
+  const ranges = commaSeparated(raw);
   for (const range of ranges) {
     const [address, prefix] = range.split('/');
     const family = isIP(address);

@@ -3,6 +3,14 @@ import { createKnex, migrateLatest } from '../../src/db/knex';
 import { migrationSource } from '../../migrations';
 import { testEnv } from '../helpers/test-env';
 
+const ALL_MIGRATIONS = [
+  '20261122000000_initial_schema',
+  '20261123000000_job_workflow_run',
+  '20261201000000_webhooks',
+  '20261210000000_job_lineage_and_search',
+  '20261220000000_change_safety',
+];
+
 describe('migrations', () => {
   it('apply, roll back completely, and apply again on an empty database', async () => {
     const name = `mos_migrations_${process.pid}_${Date.now()}`;
@@ -12,25 +20,13 @@ describe('migrations', () => {
     url.pathname = `/${name}`;
     const knex = createKnex(url.toString());
     try {
-      expect(await migrateLatest(knex)).toEqual([
-        '20261122000000_initial_schema',
-        '20261123000000_job_workflow_run',
-        '20261201000000_webhooks',
-        '20261210000000_job_lineage_and_search',
-        '20261220000000_change_safety',
-      ]);
+      expect(await migrateLatest(knex)).toEqual(ALL_MIGRATIONS);
       await knex.migrate.rollback({ migrationSource }, true);
       const { rows } = await knex.raw(
         `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%'`,
       );
       expect(rows[0].n).toBe(0);
-      expect(await migrateLatest(knex)).toEqual([
-        '20261122000000_initial_schema',
-        '20261123000000_job_workflow_run',
-        '20261201000000_webhooks',
-        '20261210000000_job_lineage_and_search',
-        '20261220000000_change_safety',
-      ]);
+      expect(await migrateLatest(knex)).toEqual(ALL_MIGRATIONS);
       const indexes = await knex.raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'assignments'`);
       expect(indexes.rows.map((r: any) => r.indexname)).toEqual(
         expect.arrayContaining(['assignments_one_active_domain_key', 'assignments_one_active_service_key']),
