@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
 import { context as otelContext, propagation } from '@opentelemetry/api';
-import type { RecordedOutcome } from '../src/domain/job-outcomes';
+import type { FinishedJob, RecordedOutcome } from '../src/domain/job-outcomes';
 import { CascadeRejected, type FireInput } from '../src/domain/cascades';
 import { createJobRuns, JobMissing } from '../src/domain/job-runs';
 import type { UserSchemaCompiler } from '../src/domain/json-schemas';
@@ -88,6 +88,17 @@ export function createActivities(deps: ActivityDeps) {
       }
     },
 
+    /** The outcome, its cascade jobs and the completion's answer in one transaction (a local activity of the workflow). */
+    finishJob(jobId: string, report: CompletionReport | null): Promise<FinishedJob> {
+      return step(() => runs.finish(jobId, report));
+    },
+
+    /** Starts the workflows of the cascade jobs an outcome created, in a trace linked to the source job's. */
+    launchJobs(jobIds: string[]): Promise<void> {
+      return runs.launchJobs(jobIds, cascadeGateway);
+    },
+
+    // Before the one-step outcome (workflows/model-job.workflow.ts ONE_STEP_OUTCOME): kept for runs started earlier.
     recordCompletion(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
       return step(() => runs.recordOutcome(jobId, report));
     },

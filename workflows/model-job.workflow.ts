@@ -47,6 +47,12 @@ export const LOCAL_DB_STEPS = 'local-db-steps';
  * cancelled, without recording a completion or firing a cascade. Runs cancelled before this change replay as they ran.
  */
 export const CANCELLATION = 'job-cancellation';
+/**
+ * After the report, one local activity records the outcome, creates the cascade jobs and stores the answer in one
+ * transaction; the completion is answered in the same workflow task, and the cascades' workflows are started after it.
+ * Runs started before this change replay with the outcome, each cascade and the stored answer as separate steps.
+ */
+export const ONE_STEP_OUTCOME = 'one-step-outcome';
 const dispatcher = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -114,6 +120,15 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
 
   const steps = patched(LOCAL_DB_STEPS) ? localDb : db;
 
+  // The API cancelled the job while the report was being recorded: the cancellation won, the report is refused.
+  async function refuseAfterCancel(answer: CompletionResult): Promise<CompletionResult> {
+    cancelled = true;
+    phase = 'cancelled';
+    await db.cancelJob(jobId);
+    await condition(allHandlersFinished);
+    return { ...answer, status: 'failure', triggered_events: [] };
+  }
+
   try {
     // Histories recorded before the claim existed carry no result here: those runs own their job.
     const claim = await steps.startJob(jobId);
@@ -139,16 +154,23 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
     if (!reported) timedOut = true;
 
     phase = 'recording';
+    if (patched(ONE_STEP_OUTCOME)) {
+      const finished = await localDb.finishJob(jobId, timedOut ? null : report!);
+      upsertSearchAttributes([{ key: JOB_STATUS, value: finished.status }]);
+      if (finished.status === 'cancelled') return await refuseAfterCancel(finished.result);
+      // The answer is known with the commit: completions get it now, and the cascades start after.
+      result = finished.result;
+      if (finished.launch.length > 0) {
+        phase = 'cascading';
+        await cascades.launchJobs(finished.launch);
+      }
+      phase = 'done';
+      await condition(allHandlersFinished);
+      return result;
+    }
     const outcome = await db.recordCompletion(jobId, timedOut ? null : report!);
     upsertSearchAttributes([{ key: JOB_STATUS, value: outcome.status }]);
-    if (outcome.status === 'cancelled' && patched(CANCELLATION)) {
-      // The API cancelled the job while this report was being recorded: the cancellation won, the report is refused.
-      cancelled = true;
-      phase = 'cancelled';
-      await db.cancelJob(jobId);
-      await condition(allHandlersFinished);
-      return { ...outcome.base, status: 'failure', triggered_events: [] };
-    }
+    if (outcome.status === 'cancelled' && patched(CANCELLATION)) return await refuseAfterCancel({ ...outcome.base, triggered_events: [] });
 
     const triggered: TriggeredEvent[] = [];
     if (outcome.triggerEvent) {

@@ -142,8 +142,18 @@ export async function claimForRun(db: Db, jobId: string, runId: string): Promise
   return claimed > 0;
 }
 
-/** Records the outcome once; returns the finished row, or undefined when the job had already finished. */
-export async function finishJob(db: Db, jobId: string, status: JobStatus, output: unknown, error: unknown): Promise<JobRow | undefined> {
+/**
+ * Records the outcome once (with the completion's answer, when it is known with the outcome); returns the finished
+ * row, or undefined when the job had already finished.
+ */
+export async function finishJob(
+  db: Db,
+  jobId: string,
+  status: JobStatus,
+  output: unknown,
+  error: unknown,
+  completionResult?: CompletionResult,
+): Promise<JobRow | undefined> {
   const [row]: JobRow[] = await db('model_jobs')
     .where({ job_id: jobId })
     .whereNotIn('status', TERMINAL_JOB_STATUSES as JobStatus[])
@@ -151,11 +161,26 @@ export async function finishJob(db: Db, jobId: string, status: JobStatus, output
       status,
       output: output === undefined ? null : JSON.stringify(output),
       error: error === undefined ? null : JSON.stringify(error),
+      ...(completionResult ? { completion_result: JSON.stringify(completionResult) } : {}),
       completed_at: db.fn.now(),
       updated_at: db.fn.now(),
     })
     .returning('*');
   return row;
+}
+
+/** Inserts cascade jobs in one statement; one already created for its (source job, subscription) is kept as it is. */
+export async function insertCascadeJobs(db: Db, rows: NewJob[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db('model_jobs')
+    .insert(rows.map((job) => ({ ...job, input: JSON.stringify(job.input ?? {}), metadata: JSON.stringify(job.metadata ?? {}) })))
+    .onConflict()
+    .ignore();
+}
+
+/** Jobs by id, with their public domain and service ids. */
+export async function findJobs(db: Db, jobIds: string[]): Promise<JobView[]> {
+  return jobViews(db).whereIn('model_jobs.job_id', jobIds);
 }
 
 export async function storeCompletionResult(db: Db, jobId: string, result: CompletionResult): Promise<void> {

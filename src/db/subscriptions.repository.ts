@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Db } from './types';
 import { paginate, PageRequest } from './pagination';
+import type { HandlerContracts } from './models.repository';
 
 export type SubscriptionStatus = 'active' | 'stale' | 'disabled';
 
@@ -61,6 +62,29 @@ export async function triggeredByJob(db: Db, jobId: string, triggerEvent: string
     .where({ trigger_event: triggerEvent })
     .whereIn('status', ['active', 'stale'])
     .orderBy('created_at');
+}
+
+/** A subscription with what firing it needs of its target: whether the model exists, its contracts, its newest active version. */
+export interface SubscriptionWithTarget extends SubscriptionRow {
+  target_exists: boolean;
+  target_contracts: HandlerContracts | null;
+  target_version: string | null;
+}
+
+/** The subscriptions a source model's event fires (active and stale ones: stale ones are reported), with their targets, in one statement. */
+export async function triggeredWithTargets(db: Db, sourceModelId: string, triggerEvent: string): Promise<SubscriptionWithTarget[]> {
+  return db('event_subscriptions as s')
+    .leftJoin('models as m', 'm.id', 's.target_model_id')
+    .where({ 's.source_model_id': sourceModelId, 's.trigger_event': triggerEvent })
+    .whereIn('s.status', ['active', 'stale'])
+    .orderBy([{ column: 's.created_at' }, { column: 's.subscription_id' }])
+    .select(
+      's.*',
+      db.raw('m.id is not null as target_exists'),
+      'm.handler_contracts as target_contracts',
+      db.raw(`(select v.version from model_versions v where v.model_id = s.target_model_id and v.status = 'active'
+               order by v.created_at desc, v.version desc limit 1) as target_version`),
+    );
 }
 
 /** Marks active subscriptions that depend on `modelId` (as source or target) stale; returns their ids. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Db } from '../db/types';
 import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
@@ -71,4 +72,70 @@ export async function fireSubscription(
   }
   await gateway.launch(job);
   return { job_id: job.job_id };
+}
+
+/** A successful job's subscriptions, each as the cascade job to create or the reason it cannot fire. */
+export interface CascadePlan {
+  triggered: { subscription_id: string; job_id?: string; error?: string }[];
+  jobs: jobs.NewJob[];
+}
+
+/**
+ * What a successful job's subscriptions fire, checked as `fireSubscription` checks one (status, depth, target, active
+ * version, input contract) but read in one statement: the cascade rows to insert in the outcome's transaction, and an
+ * error entry for each subscription that cannot fire. Ids derive from (source job, subscription), as `fireSubscription`'s.
+ */
+export async function planCascades(
+  db: Db,
+  deps: { schemas: UserSchemaCompiler; maxCascadeDepth: number },
+  source: jobs.JobView,
+  triggerEvent: string,
+  triggerOutput: Record<string, unknown>,
+): Promise<CascadePlan> {
+  const plan: CascadePlan = { triggered: [], jobs: [] };
+  for (const sub of await subs.triggeredWithTargets(db, source.model_id, triggerEvent)) {
+    const reject = (error: string) => plan.triggered.push({ subscription_id: sub.subscription_id, error });
+    if (sub.status !== 'active') {
+      reject(`subscription is ${sub.status}; re-activate it after checking its input against the target`);
+      continue;
+    }
+    if (source.cascade_depth + 1 > deps.maxCascadeDepth) {
+      reject(`cascade depth limit of ${deps.maxCascadeDepth} reached`);
+      continue;
+    }
+    if (!sub.target_exists) {
+      reject(`target model ${sub.target_model_id} no longer exists`);
+      continue;
+    }
+    if (!sub.target_version) {
+      reject(`target model ${sub.target_model_id} has no active version`);
+      continue;
+    }
+    const payload = cascadePayload(sub, triggerOutput);
+    const inputSchema = sub.target_contracts?.inference?.input_schema;
+    const problem = inputSchema === undefined ? undefined : deps.schemas.validate(inputSchema, payload);
+    if (problem) {
+      reject(`payload does not match the input_schema of ${sub.target_model_id}: ${problem}`);
+      continue;
+    }
+    const jobId = deterministicUuid('cascade', source.job_id, sub.subscription_id);
+    plan.triggered.push({ subscription_id: sub.subscription_id, job_id: jobId });
+    plan.jobs.push({
+      job_id: jobId,
+      model_id: sub.target_model_id,
+      model_version: sub.target_version,
+      job_type: 'inference',
+      trigger: 'cascade',
+      client_id: source.client_id,
+      domain_uuid: source.domain_uuid,
+      service_uuid: source.service_uuid,
+      source_job_id: source.job_id,
+      subscription_id: sub.subscription_id,
+      cascade_depth: source.cascade_depth + 1,
+      root_job_id: source.root_job_id,
+      input: payload,
+      metadata: { trigger_output: triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
+    });
+  }
+  return plan;
 }

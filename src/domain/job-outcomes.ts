@@ -8,6 +8,7 @@ import type { UserSchemaCompiler } from './json-schemas';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
 import { webhookEvents } from '../webhooks/outbox';
+import { planCascades } from './cascades';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -34,20 +35,7 @@ export async function recordOutcome(
     finished = undefined; // a deadlock victim's attempt is re-run from here
     const job = await jobs.findJob(trx, jobId);
     if (!job) throw new Error(`job ${jobId} does not exist`);
-    const status: jobs.JobStatus = report ? report.status : 'timed_out';
-    const output = report?.output ?? (status === 'success' ? {} : undefined);
-    const error =
-      status === 'success'
-        ? undefined
-        : report
-          ? report.error
-          : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
-    const base = {
-      job_id: job.job_id,
-      model_id: job.model_id,
-      model_version: job.model_version,
-      status: report?.status ?? ('failure' as const),
-    };
+    const { status, output, error, base } = outcomeOf(job, report);
 
     await lockDependents(trx, job);
 
@@ -58,20 +46,114 @@ export async function recordOutcome(
     }
 
     finished = { jobType: job.job_type, status, createdAt: job.created_at };
-    await webhookEvents.jobFinished(trx, { ...job, ...changed }); // webhooks (#16): outbox row in this transaction
-    if (status === 'success') {
-      const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
-      const problem = outputSchema === undefined ? undefined : schemas.validate(outputSchema, report?.output ?? {});
-      if (problem)
-        log.warn({ jobId, modelId: job.model_id, problem }, 'job output does not match the output_schema of its handler contract');
-    }
-
-    await settleDependents(trx, job, status === 'success');
+    await settleFinished(trx, { schemas, log }, { ...job, ...changed }, report);
     return { status, triggerEvent: triggerFor(job.job_type, status), base };
   });
   // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
   if (finished) metrics?.jobFinished(finished.jobType, finished.status, Math.max(0, (Date.now() - finished.createdAt.getTime()) / 1000));
   return outcome;
+}
+
+/** A finished job as its workflow's one outcome step leaves it: the completion's answer, and the cascade jobs to start. */
+export interface FinishedJob {
+  status: jobs.JobStatus;
+  result: jobs.CompletionResult;
+  /** Cascade jobs this outcome created (committed, `pending`), for the workflow to start. */
+  launch: string[];
+}
+
+/**
+ * The job workflow's one step after the report (a local activity, docs/temporal.md): records the outcome and its
+ * effects like `recordOutcome`, creates the cascade jobs a success fires (`planCascades`) and stores the
+ * completion's answer, all in one transaction. `report` null means the deadline passed. Idempotent: a re-run after
+ * the commit finds the job final and returns the stored answer with the same cascade jobs (starting them is too).
+ */
+export async function finishJob(
+  deps: { knex: Knex; schemas: UserSchemaCompiler; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics },
+  jobId: string,
+  report: CompletionReport | null,
+): Promise<FinishedJob> {
+  let count: (() => void) | undefined;
+  const finished = await inTransaction(deps.knex, async (trx): Promise<FinishedJob> => {
+    count = undefined; // a deadlock victim's attempt is re-run from here
+    const job = await jobs.findJob(trx, jobId);
+    if (!job) throw new Error(`job ${jobId} does not exist`);
+    const { status, output, error, base } = outcomeOf(job, report);
+    await lockDependents(trx, job);
+
+    const trigger = triggerFor(job.job_type, status);
+    const plan = trigger ? await planCascades(trx, deps, job, trigger, report?.output ?? {}) : { triggered: [], jobs: [] };
+    const result: jobs.CompletionResult = { ...base, triggered_events: plan.triggered };
+    const changed = await jobs.finishJob(trx, jobId, status, output, error, result);
+    if (!changed) {
+      const current = (await jobs.findJob(trx, jobId))!;
+      const recorded = recordedAnswer(current);
+      return { status: current.status, result: recorded, launch: recorded.triggered_events.flatMap((e) => (e.job_id ? [e.job_id] : [])) };
+    }
+
+    await settleFinished(trx, deps, { ...job, ...changed }, report);
+    await jobs.insertCascadeJobs(trx, plan.jobs);
+    count = () => {
+      deps.metrics?.jobFinished(job.job_type, status, Math.max(0, (Date.now() - job.created_at.getTime()) / 1000));
+      deps.metrics?.cascadeFinished(plan.jobs.length, plan.triggered.length - plan.jobs.length);
+    };
+    return { status, result, launch: plan.jobs.map((j) => j.job_id) };
+  });
+  // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
+  count?.();
+  return finished;
+}
+
+/** The completion's answer as the job's record holds it (built from its status where none was stored). */
+export function recordedAnswer(job: jobs.JobView): jobs.CompletionResult {
+  return (
+    job.completion_result ?? {
+      job_id: job.job_id,
+      model_id: job.model_id,
+      model_version: job.model_version,
+      status: job.status === 'success' ? 'success' : 'failure',
+      triggered_events: [],
+    }
+  );
+}
+
+/** The job's final status, output and error for a report (null: the deadline passed), and the answer's fixed part. */
+function outcomeOf(job: jobs.JobView, report: CompletionReport | null) {
+  const status: jobs.JobStatus = report ? report.status : 'timed_out';
+  const output = report?.output ?? (status === 'success' ? {} : undefined);
+  const error =
+    status === 'success'
+      ? undefined
+      : report
+        ? report.error
+        : { message: 'no completion was reported before the deadline', reason: 'timed_out' };
+  const base = {
+    job_id: job.job_id,
+    model_id: job.model_id,
+    model_version: job.model_version,
+    status: report?.status ?? ('failure' as const),
+  };
+  return { status, output, error, base };
+}
+
+/** What follows a job's move to its final state, in its transaction: the `job.finished` event, the output check, the service or version. */
+async function settleFinished(
+  trx: Knex.Transaction,
+  deps: { schemas: UserSchemaCompiler; log: Logger },
+  job: jobs.JobView,
+  report: CompletionReport | null,
+): Promise<void> {
+  await webhookEvents.jobFinished(trx, job); // webhooks (#16): outbox row in this transaction
+  if (job.status === 'success') {
+    const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
+    const problem = outputSchema === undefined ? undefined : deps.schemas.validate(outputSchema, report?.output ?? {});
+    if (problem)
+      deps.log.warn(
+        { jobId: job.job_id, modelId: job.model_id, problem },
+        'job output does not match the output_schema of its handler contract',
+      );
+  }
+  await settleDependents(trx, job, job.status === 'success');
 }
 
 /**

@@ -7,8 +7,9 @@ import type { CompletionReport, CompletionResult, StartClaim } from '../../workf
 import type { JobGateway } from '../temporal/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
-import { recordCancellation, recordOutcome, type RecordedOutcome } from './job-outcomes';
+import { finishJob, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
+import { WorkflowStartRefused } from '../temporal/job-gateway';
 
 /** A job the workflow names but the database does not hold: nothing a retry can fix. */
 export class JobMissing extends Error {}
@@ -57,16 +58,7 @@ export function createJobRuns(deps: {
       if (await jobs.claimForRun(knex, jobId, runId)) return { owned: true };
       const current = await loadJob(jobId);
       deps.log.warn({ jobId, owner: current.workflow_run_id, runId }, 'job already claimed by another workflow run; this run does nothing');
-      return {
-        owned: false,
-        result: current.completion_result ?? {
-          job_id: jobId,
-          model_id: current.model_id,
-          model_version: current.model_version,
-          status: current.status === 'success' ? 'success' : 'failure',
-          triggered_events: [],
-        },
-      };
+      return { owned: false, result: recordedAnswer(current) };
     },
 
     async dispatchOrder(jobId: string): Promise<DispatchOrder> {
@@ -111,6 +103,33 @@ export function createJobRuns(deps: {
 
     recordOutcome(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
       return recordOutcome(knex, deps.schemas, deps.log, jobId, report, deps.metrics);
+    },
+
+    /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `finishJob`). */
+    finish(jobId: string, report: CompletionReport | null): Promise<FinishedJob> {
+      return finishJob(deps, jobId, report);
+    },
+
+    /**
+     * Starts the workflows of committed cascade jobs (a repeat finds them started). A start Temporal refuses for good
+     * marks that job failed with the reason, as a refused start of the API does; other failures throw, to be retried.
+     */
+    async launchJobs(jobIds: string[], gateway: JobGateway = deps.gateway): Promise<void> {
+      const rows = await jobs.findJobs(knex, jobIds);
+      const outcomes = await Promise.allSettled(
+        rows.map(async (job) => {
+          try {
+            await gateway.launch(job);
+          } catch (err) {
+            if (!(err instanceof WorkflowStartRefused)) throw err;
+            const error = { message: err.message, reason: 'start_refused' };
+            await recordOutcome(knex, deps.schemas, deps.log, job.job_id, { status: 'failure', error }, deps.metrics);
+            deps.log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start of a cascade job; the job is marked failed');
+          }
+        }),
+      );
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
     },
 
     async subscriptionsToFire(jobId: string, triggerEvent: string): Promise<string[]> {

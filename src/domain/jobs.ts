@@ -151,7 +151,7 @@ export function createJobsService(deps: {
         throw new UnavailableError(
           delivery.recorded
             ? `the report was recorded and the job is still finishing; repeat the same completion for its answer`
-            : `the report was not taken within ${deps.completionWaitSeconds} s: Temporal or the job's worker is unavailable. ` +
+            : `the report was not taken within ${deps.completionWaitSeconds} s: Temporal, the job's worker or the worker's database is unavailable. ` +
                 'It may still be taken when they are back; repeat the same completion (repeats are idempotent)',
           { cause: delivery.cause },
         );

@@ -8,6 +8,7 @@ import { testEnv } from '../helpers/test-env';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
 import * as jobsRepo from '../../src/db/jobs.repository';
 import { fireSubscription } from '../../src/domain/cascades';
+import { createJobRuns } from '../../src/domain/job-runs';
 import { UserSchemaCompiler } from '../../src/domain/json-schemas';
 import { startReconciler } from '../../src/temporal/reconciler';
 import { workflowIdFor } from '../../src/temporal/job-gateway';
@@ -100,7 +101,7 @@ describe('a job runs exactly once', () => {
     expect(await eventually(async () => (await runs(row.job_id)) || undefined, 10000, 'visibility')).toBe(1);
   });
 
-  it('fires a cascade once when its activity is retried after the cascade job finished', async () => {
+  it('fires a cascade once when the outcome step and the cascade start are run again after the cascade job finished', async () => {
     const source = await activeModel(h, { handlers: COUNT_HANDLERS });
     const target = await activeModel(h, { handlers: COUNT_HANDLERS });
     const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
@@ -119,12 +120,23 @@ describe('a job runs exactly once', () => {
     const cascadeJobId = done.completion_result!.triggered_events[0].job_id!;
     await finished(cascadeJobId);
 
-    // The activity's retry after a lost answer: the same input, after the cascade job's workflow closed.
-    const again = await fireSubscription(
+    // The local activity re-run after its commit (a worker lost before its workflow task completed), then the start.
+    const runsOfJobs = createJobRuns({
+      knex: h.knex,
+      schemas: new UserSchemaCompiler(),
+      gateway: h.gateway,
+      log: pino({ level: 'silent' }),
+      maxCascadeDepth: 5,
+    });
+    const again = await runsOfJobs.finish(sourceJob, { status: 'success', output: { seen: true } });
+    expect(again).toEqual({ status: 'success', result: done.completion_result, launch: [cascadeJobId] });
+    await runsOfJobs.launchJobs(again.launch);
+    // The same for a run that started before the one-step outcome: its retried fireSubscription activity.
+    const fired = await fireSubscription(
       { knex: h.knex, schemas: new UserSchemaCompiler(), gateway: h.gateway, maxCascadeDepth: 5 },
       { sourceJobId: sourceJob, subscriptionId: sub.body.subscription_id, triggerOutput: { seen: true } },
     );
-    expect(again.job_id).toBe(cascadeJobId);
+    expect(fired.job_id).toBe(cascadeJobId);
     await new Promise((r) => setTimeout(r, 1500));
     expect(dispatches.get(cascadeJobId)).toBe(1);
     expect(await h.knex('model_jobs').where({ source_job_id: sourceJob }).select('job_id')).toEqual([{ job_id: cascadeJobId }]);

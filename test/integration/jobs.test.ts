@@ -182,6 +182,31 @@ describe('jobs on Temporal', () => {
     expect((await jobOf(modelId, infer.body.job_id)).error).toEqual({ reason: 'oom' });
   });
 
+  it('answers concurrent repeats of a completion alike, from the workflow or from the record, and fires its cascade once', async () => {
+    const fn = uid('fn');
+    const source = await activeModel(h, { handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
+    const target = await activeModel(h);
+    const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+      body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'trigger_output' },
+    });
+    expect(sub.status).toBe(201);
+    const infer = await h.api('POST', `/v2/models/${source}/versions/1/infer`, { body: { input: { x: 1 } } });
+    const path = `/v2/models/${source}/versions/1/jobs/${infer.body.job_id}/complete`;
+    await eventually(async () => (await jobOf(source, infer.body.job_id)).status === 'running', 10000, 'job running');
+    const report = { status: 'success', output: { score: 3 } };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => h.api('POST', path, { body: report })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const a of answers) expect(a.body).toEqual(answers[0].body);
+    expect(answers[0].body.triggered_events).toEqual([{ subscription_id: sub.body.subscription_id, job_id: expect.any(String) }]);
+    // Read at once: the cascade job is committed with the answer.
+    const cascade = await h.api('GET', `/v2/jobs/${answers[0].body.triggered_events[0].job_id}`);
+    expect(cascade.status).toBe(200);
+    expect(cascade.body).toMatchObject({ trigger: 'cascade', source_job_id: infer.body.job_id, input: { score: 3 } });
+    const conflicting = await h.api('POST', path, { body: { status: 'failure' } });
+    expect(conflicting.status).toBe(409);
+    expect(await h.knex('model_jobs').where({ source_job_id: infer.body.job_id }).count({ n: '*' })).toEqual([{ n: 1 }]);
+  });
+
   it('fires subscriptions on completion: 207 with one job and one error when a stored input no longer fits', async () => {
     const fn = uid('fn');
     const source = await activeModel(h, { handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });

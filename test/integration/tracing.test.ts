@@ -125,7 +125,7 @@ describe('one trace per job', () => {
     const update = one('StartWorkflowUpdate:completeJob');
     expect(descends(update, completion)).toBe(true);
     expect(descends(one('HandleUpdate:completeJob'), update)).toBe(true);
-    const fire = one('RunActivity:fireSubscription');
+    const fire = one('RunActivity:launchJobs');
 
     // The cascade job has a trace of its own, linked to the activity that fired it.
     const cascadeRoot = spans.find((s) =>

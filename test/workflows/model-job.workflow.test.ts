@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { WorkflowFailedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -33,6 +33,12 @@ function mockActivities(overrides: Partial<Record<keyof Activities, (...args: an
     fireSubscription: async ({ subscriptionId }: { subscriptionId: string }) => ({ job_id: `cascade-of-${subscriptionId}` }),
     storeCompletionResult: async () => undefined,
     cancelJob: async () => undefined,
+    finishJob: async (jobId: string, report: CompletionReport | null) => ({
+      status: report ? report.status : 'timed_out',
+      result: { job_id: jobId, model_id: 'm', model_version: '1', status: report?.status ?? 'failure', triggered_events: [] },
+      launch: [],
+    }),
+    launchJobs: async () => undefined,
   };
   return Object.fromEntries(Object.entries({ ...defaults, ...overrides }).map(([name, fn]) => [name, jest.fn(fn)])) as unknown as Mocks;
 }
@@ -79,25 +85,44 @@ describe('modelJobWorkflow', () => {
     });
   }
 
-  it('completes through the update: records the report, fires subscriptions, answers with the result', async () => {
-    const activities = mockActivities({ triggeredSubscriptions: async () => ['sub-1', 'sub-2'] });
+  it('answers the completion from the one-step outcome, then starts the cascade jobs it created', async () => {
+    let launched!: () => void;
+    const launchHeld = new Promise<void>((r) => (launched = r));
+    const activities = mockActivities({
+      finishJob: async (jobId: string, report: CompletionReport) => ({
+        status: report.status,
+        result: {
+          job_id: jobId,
+          model_id: 'm',
+          model_version: '1',
+          status: report.status,
+          triggered_events: [
+            { subscription_id: 'sub-1', job_id: 'cascade-1' },
+            { subscription_id: 'sub-2', error: 'subscription is stale' },
+            { subscription_id: 'sub-3', job_id: 'cascade-3' },
+          ],
+        },
+        launch: ['cascade-1', 'cascade-3'],
+      }),
+      // Held until the completion has its answer: the answer does not wait for the cascades' starts.
+      launchJobs: () => launchHeld,
+    });
     const { answer, result } = await withWorker('cascading-job', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-cascade');
       const answer = await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success', output: { path: 's3://out' } }] });
+      launched();
       return { workflowId: handle.workflowId, value: { answer, result: (await handle.result()) as CompletionResult } };
     });
     expect(answer).toEqual(result);
     expect(result.triggered_events).toEqual([
-      { subscription_id: 'sub-1', job_id: 'cascade-of-sub-1' },
-      { subscription_id: 'sub-2', job_id: 'cascade-of-sub-2' },
+      { subscription_id: 'sub-1', job_id: 'cascade-1' },
+      { subscription_id: 'sub-2', error: 'subscription is stale' },
+      { subscription_id: 'sub-3', job_id: 'cascade-3' },
     ]);
-    expect(activities.recordCompletion).toHaveBeenCalledWith('wf-cascade', { status: 'success', output: { path: 's3://out' } });
-    expect(activities.fireSubscription).toHaveBeenCalledWith({
-      sourceJobId: 'wf-cascade',
-      subscriptionId: 'sub-1',
-      triggerOutput: { path: 's3://out' },
-    });
-    expect(activities.storeCompletionResult).toHaveBeenCalledWith('wf-cascade', result);
+    expect(activities.finishJob).toHaveBeenCalledTimes(1);
+    expect(activities.finishJob).toHaveBeenCalledWith('wf-cascade', { status: 'success', output: { path: 's3://out' } });
+    expect(activities.launchJobs).toHaveBeenCalledWith(['cascade-1', 'cascade-3']);
+    expect(activities.recordCompletion).not.toHaveBeenCalled();
   });
 
   it('takes the in-process result of the dispatch as the report', async () => {
@@ -111,61 +136,104 @@ describe('modelJobWorkflow', () => {
     expect(result).toEqual({ job_id: 'wf-inproc', model_id: 'm', model_version: '1', status: 'success', triggered_events: [] });
   });
 
-  it('times out at the deadline and refuses a completion that arrives after it', async () => {
-    let release!: () => void;
+  it('times out at the deadline and closes, refusing a completion that arrives while the time-out is recorded', async () => {
     let recording!: () => void;
     const recordingStarted = new Promise<void>((r) => (recording = r));
     const activities = mockActivities({
-      recordCompletion: async (jobId: string) => {
+      // Holds the recording open so the late report reaches the workflow while it records the time-out.
+      finishJob: async (jobId: string) => {
         recording();
-        await new Promise<void>((r) => (release = r));
-        return { status: 'timed_out', triggerEvent: null, base: { job_id: jobId, model_id: 'm', model_version: '1', status: 'failure' } };
+        await new Promise((r) => setTimeout(r, 500));
+        return {
+          status: 'timed_out',
+          result: { job_id: jobId, model_id: 'm', model_version: '1', status: 'failure', triggered_events: [] },
+          launch: [],
+        };
       },
     });
     const late = await withWorker('timed-out-job', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-deadline', 0.2);
       await recordingStarted;
       const late = await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] }).catch((err) => err);
-      release();
       await handle.result();
       return { workflowId: handle.workflowId, value: late };
     });
-    expect(activities.recordCompletion).toHaveBeenCalledWith('wf-deadline', null);
-    expect(late).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect((late as WorkflowUpdateFailedError).cause).toMatchObject({ type: COMPLETION_CONFLICT, message: 'the job already timed out' });
-    expect(activities.fireSubscription).not.toHaveBeenCalled();
+    expect(activities.finishJob).toHaveBeenCalledTimes(1);
+    expect(activities.finishJob).toHaveBeenCalledWith('wf-deadline', null);
+    // The workflow closes in the task that recorded the time-out; a report held meanwhile is refused as closed, and
+    // the API answers it from the job's record (a 409: the job already timed out).
+    expect(late).toBeInstanceOf(WorkflowNotFoundError);
+    expect(activities.launchJobs).not.toHaveBeenCalled();
   });
 
-  it('answers a repeated completion with the first answer and a conflicting one with CompletionConflict', async () => {
+  it('answers a repeat with the first answer and a conflicting report with CompletionConflict while it starts cascades', async () => {
+    let launched!: () => void;
+    const launchHeld = new Promise<void>((r) => (launched = r));
     const activities = mockActivities({
-      // Holds the recording open so both reports reach the running workflow.
-      recordCompletion: async (jobId: string, report: CompletionReport) => {
-        await new Promise((r) => setTimeout(r, 300));
-        return {
+      finishJob: async (jobId: string, report: CompletionReport) => ({
+        status: report.status,
+        result: {
+          job_id: jobId,
+          model_id: 'm',
+          model_version: '1',
           status: report.status,
-          triggerEvent: null,
-          base: { job_id: jobId, model_id: 'm', model_version: '1', status: report.status },
-        };
-      },
+          triggered_events: [{ subscription_id: 's', job_id: 'c' }],
+        },
+        launch: ['c'],
+      }),
+      // The workflow stays open while it starts the cascade jobs: later reports reach it there.
+      launchJobs: () => launchHeld,
     });
     const { first, repeat, conflict } = await withWorker('repeated-completion', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-repeat');
-      const accepted = await handle.startUpdate(completeJobUpdate, {
-        args: [{ status: 'failure', error: { code: 'x' } }],
-        waitForStage: WorkflowUpdateStage.ACCEPTED,
-      });
-      const [first, repeat, conflict] = await Promise.all([
-        accepted.result(),
-        handle.executeUpdate(completeJobUpdate, { args: [{ status: 'failure', error: { code: 'x' } }] }),
-        handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] }).catch((err) => err),
+      const first = await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success', output: { a: 1 } }] });
+      const [repeat, conflict] = await Promise.all([
+        handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success', output: { a: 1 } }] }),
+        handle.executeUpdate(completeJobUpdate, { args: [{ status: 'failure' }] }).catch((err) => err),
       ]);
+      launched();
+      await handle.result();
       return { workflowId: handle.workflowId, value: { first, repeat, conflict } };
     });
     expect(repeat).toEqual(first);
-    expect(first.status).toBe('failure');
+    expect(first.status).toBe('success');
     expect(conflict).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect((conflict as WorkflowUpdateFailedError).cause).toMatchObject({ type: COMPLETION_CONFLICT });
-    expect(activities.recordCompletion).toHaveBeenCalledTimes(1);
+    expect((conflict as WorkflowUpdateFailedError).cause).toMatchObject({
+      type: COMPLETION_CONFLICT,
+      message: 'the job was already reported success',
+    });
+    expect(activities.finishJob).toHaveBeenCalledTimes(1);
+  });
+
+  it('records once and closes, refusing as closed the reports that arrive while it records', async () => {
+    let recording!: () => void;
+    const recordingStarted = new Promise<void>((r) => (recording = r));
+    const activities = mockActivities({
+      // Holds the recording open so a repeat and a conflicting report arrive while it records.
+      finishJob: async (jobId: string, report: CompletionReport) => {
+        recording();
+        await new Promise((r) => setTimeout(r, 500));
+        return {
+          status: report.status,
+          result: { job_id: jobId, model_id: 'm', model_version: '1', status: report.status, triggered_events: [] },
+          launch: [],
+        };
+      },
+    });
+    const { first, others } = await withWorker('completion-while-recording', activities, async (taskQueue) => {
+      const handle = await start(taskQueue, 'wf-while-recording');
+      const first = handle.executeUpdate(completeJobUpdate, { args: [{ status: 'failure', error: { code: 'x' } }] });
+      await recordingStarted;
+      const others = await Promise.all([
+        handle.executeUpdate(completeJobUpdate, { args: [{ status: 'failure', error: { code: 'x' } }] }).catch((err) => err),
+        handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] }).catch((err) => err),
+      ]);
+      return { workflowId: handle.workflowId, value: { first: await first, others } };
+    });
+    expect(first.status).toBe('failure');
+    // Both reach a workflow that closed with the recorded answer; the API answers them from the job's record.
+    for (const other of others) expect(other).toBeInstanceOf(WorkflowNotFoundError);
+    expect(activities.finishJob).toHaveBeenCalledTimes(1);
   });
 
   it('records a failure when the dispatch is refused', async () => {
@@ -179,14 +247,14 @@ describe('modelJobWorkflow', () => {
       return { workflowId: handle.workflowId, value: (await handle.result()) as CompletionResult };
     });
     expect(result.status).toBe('failure');
-    expect(activities.recordCompletion).toHaveBeenCalledWith('wf-refused', {
+    expect(activities.finishJob).toHaveBeenCalledWith('wf-refused', {
       status: 'failure',
       error: { message: 'dispatch failed: function not found' },
     });
   });
 
   it('closes as cancelled when cancelled while awaiting the report: records the cancel, refuses a later report, fires nothing', async () => {
-    const activities = mockActivities({ triggeredSubscriptions: async () => ['sub-1'] });
+    const activities = mockActivities();
     const { outcome, late } = await withWorker('cancelled-job', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-cancel');
       // The workflow is waiting for the report once the dispatch has run.
@@ -199,19 +267,18 @@ describe('modelJobWorkflow', () => {
     expect(outcome).toBeInstanceOf(WorkflowFailedError);
     expect((outcome as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect(activities.cancelJob).toHaveBeenCalledWith('wf-cancel');
-    expect(activities.recordCompletion).not.toHaveBeenCalled();
-    expect(activities.fireSubscription).not.toHaveBeenCalled();
+    expect(activities.finishJob).not.toHaveBeenCalled();
+    expect(activities.launchJobs).not.toHaveBeenCalled();
     expect(late).toBeInstanceOf(Error);
   });
 
   it('refuses a report that waited for its answer when the cancellation wins the recording', async () => {
     const activities = mockActivities({
-      recordCompletion: async (jobId: string) => ({
+      finishJob: async (jobId: string) => ({
         status: 'cancelled',
-        triggerEvent: null,
-        base: { job_id: jobId, model_id: 'm', model_version: '1', status: 'success' },
+        result: { job_id: jobId, model_id: 'm', model_version: '1', status: 'failure', triggered_events: [] },
+        launch: [],
       }),
-      triggeredSubscriptions: async () => ['sub-1'],
     });
     const answer = await withWorker('cancel-won-recording', activities, async (taskQueue) => {
       const handle = await start(taskQueue, 'wf-cancel-race');
@@ -222,27 +289,35 @@ describe('modelJobWorkflow', () => {
     expect(answer).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((answer as WorkflowUpdateFailedError).cause).toMatchObject({ type: COMPLETION_CONFLICT, message: 'the job was cancelled' });
     expect(activities.cancelJob).toHaveBeenCalledWith('wf-cancel-race');
-    expect(activities.fireSubscription).not.toHaveBeenCalled();
+    expect(activities.launchJobs).not.toHaveBeenCalled();
   });
 
-  it('reports a cascade entry that cannot fire as an error and still fires the others', async () => {
+  it('retries the start of the cascade jobs until it goes through, with the answer already given', async () => {
+    let attempts = 0;
     const activities = mockActivities({
-      triggeredSubscriptions: async () => ['good', 'stale'],
-      fireSubscription: async ({ subscriptionId }: { subscriptionId: string }) => {
-        if (subscriptionId === 'stale')
-          throw ApplicationFailure.create({ message: 'subscription is stale', type: 'CascadeRejected', nonRetryable: true });
-        return { job_id: 'cascade-good' };
+      finishJob: async (jobId: string) => ({
+        status: 'success',
+        result: {
+          job_id: jobId,
+          model_id: 'm',
+          model_version: '1',
+          status: 'success',
+          triggered_events: [{ subscription_id: 's', job_id: 'c' }],
+        },
+        launch: ['c'],
+      }),
+      launchJobs: async () => {
+        if (++attempts === 1) throw new Error('Temporal is unavailable');
       },
     });
-    const result = await withWorker('cascade-entry-failed', activities, async (taskQueue) => {
-      const handle = await start(taskQueue, 'wf-partial');
-      await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] });
-      return { workflowId: handle.workflowId, value: (await handle.result()) as CompletionResult };
+    const { answer, result } = await withWorker('cascade-start-retried', activities, async (taskQueue) => {
+      const handle = await start(taskQueue, 'wf-launch-retry');
+      const answer = await handle.executeUpdate(completeJobUpdate, { args: [{ status: 'success' }] });
+      return { workflowId: handle.workflowId, value: { answer, result: (await handle.result()) as CompletionResult } };
     });
-    expect(result.triggered_events).toEqual([
-      { subscription_id: 'good', job_id: 'cascade-good' },
-      { subscription_id: 'stale', error: 'subscription is stale' },
-    ]);
+    expect(answer.triggered_events).toEqual([{ subscription_id: 's', job_id: 'c' }]);
+    expect(result).toEqual(answer);
+    expect(activities.launchJobs).toHaveBeenCalledTimes(2);
   });
 
   it('does nothing in a run that does not own its job', async () => {
@@ -254,6 +329,6 @@ describe('modelJobWorkflow', () => {
     });
     expect(result).toEqual(recorded);
     expect(activities.dispatchJob).not.toHaveBeenCalled();
-    expect(activities.recordCompletion).not.toHaveBeenCalled();
+    expect(activities.finishJob).not.toHaveBeenCalled();
   });
 });

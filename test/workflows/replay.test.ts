@@ -20,7 +20,11 @@ describe('replay of recorded job histories', () => {
   it('finds the committed histories', () => {
     expect(files).toEqual(expect.arrayContaining(['successful-job.json', 'timed-out-job.json', 'cascading-job.json']));
     expect(files).toEqual(
-      expect.arrayContaining(['before-local-db-steps/successful-job.json', 'before-local-db-steps/cascading-job.json']),
+      expect.arrayContaining([
+        'before-local-db-steps/successful-job.json',
+        'before-local-db-steps/cascading-job.json',
+        'before-one-step-outcome/cascading-job.json',
+      ]),
     );
   });
 
