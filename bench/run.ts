@@ -20,7 +20,7 @@ import { UserSchemaCompiler } from '../src/domain/json-schemas';
 import { FeatureRules, FeatureDefinition } from '../src/domain/features';
 import { createApiClient } from '../client';
 import { startBareWorker, startBare, startBareHttp } from './baselines';
-import { httpCaller, load, median, LoadResult } from './http-load';
+import { httpCaller, load, median, percentile, LoadResult } from './http-load';
 import { parkedJobs, ParkedResult } from './parked-jobs';
 import { historyTimeline } from './timeline';
 
@@ -271,15 +271,28 @@ async function run() {
       await sleep(300);
       return ids;
     }
-    async function completeService(modelId: string, ids: string[], name: string) {
-      const r = await load(ids.length, 1, async (i) => {
-        const res = await call('POST', `${base}/v2/models/${modelId}/versions/1/jobs/${ids[i]}/complete`, token, {
+    // One completion at a time. `settled`: the next waits until the cascade jobs the last one fired have finished, so
+    // its figure is the completion's own latency; back to back, each also competes with the cascades still running.
+    async function completeService(modelId: string, ids: string[], name: string, settled: boolean) {
+      const ms: number[] = [];
+      for (const [i, id] of ids.entries()) {
+        const started = performance.now();
+        const res = await call('POST', `${base}/v2/models/${modelId}/versions/1/jobs/${id}/complete`, token, {
           status: 'success',
           output: { i },
         });
+        ms.push(performance.now() - started);
         if (res.status !== 200) throw new Error(`completion: ${res.status} ${res.body}`);
-      });
-      note(name, r.p50);
+        const fired = (JSON.parse(res.body) as { triggered_events: { job_id: string }[] }).triggered_events.map((e) => e.job_id);
+        while (settled && fired.length > 0 && (await doneCount(fired)) < fired.length) await sleep(10);
+      }
+      note(
+        name,
+        percentile(
+          [...ms].sort((a, b) => a - b),
+          50,
+        ),
+      );
     }
     async function bareUpdates(round: number) {
       const handles = await Promise.all(
@@ -308,8 +321,9 @@ async function run() {
       const none = await parkService('manual-0', COMPLETIONS);
       const ten = await parkService('manual-10', COMPLETIONS);
       if (bare && round % 2 === 0) await bareUpdates(round);
-      await completeService('manual-0', none, 'service.complete0');
-      await completeService('manual-10', ten, 'service.complete10');
+      await completeService('manual-0', none, 'service.complete0', true);
+      await completeService('manual-10', ten.slice(0, COMPLETIONS / 2), 'service.complete10', true);
+      await completeService('manual-10', ten.slice(COMPLETIONS / 2), 'service.complete10b2b', false);
       if (TIMELINE) timelines.push(ten[ten.length - 1]);
       if (bare && round % 2 === 1) await bareUpdates(round);
       console.log(` (load ${os.loadavg()[0].toFixed(2)})`);
@@ -377,6 +391,11 @@ async function run() {
         `${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} (target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`,
       );
     }
+
+    const b2b = m('service.complete10b2b');
+    console.log(
+      `completion p50 ms, 10 subscriptions back to back (each while the last one's 10 cascade jobs still run; no target)\n  service ${fmt(b2b)} [${all('service.complete10b2b')}], ${fmt(b2b / c0)} × none`,
+    );
 
     // --timeline: where one completion with 10 subscriptions spends its time, from its workflow's history.
     for (const jobId of timelines) console.log(await historyTimeline(temporal, `job-${jobId}`));

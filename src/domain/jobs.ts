@@ -147,14 +147,18 @@ export function createJobsService(deps: {
       case 'closed':
         // The workflow closed between our read and the update: the record now holds the answer.
         return answerFromRecord((await repo.findJob(knex, jobId))!, report);
-      case 'unanswered':
+      case 'unanswered': {
+        // The workflow records a report with its answer in one step: a record that has the answer took the report.
+        const current = (await repo.findJob(knex, jobId))!;
+        if (current.completion_result) return answerFromRecord(current, report);
         throw new UnavailableError(
-          delivery.recorded
+          repo.TERMINAL_JOB_STATUSES.includes(current.status)
             ? `the report was recorded and the job is still finishing; repeat the same completion for its answer`
             : `the report was not taken within ${deps.completionWaitSeconds} s: Temporal, the job's worker or the worker's database is unavailable. ` +
                 'It may still be taken when they are back; repeat the same completion (repeats are idempotent)',
           { cause: delivery.cause },
         );
+      }
     }
   }
 

@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateStage,
-  WorkflowUpdateHandle,
-} from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
@@ -82,8 +76,8 @@ export type CompletionDelivery =
   | { kind: 'conflict'; message: string }
   /** The workflow has closed: the job record holds the answer. */
   | { kind: 'closed' }
-  /** No answer within the wait. `recorded`: the workflow accepted the report (it is in its history) and is still finishing. */
-  | { kind: 'unanswered'; recorded: boolean; cause: unknown };
+  /** No answer within the wait: the job's record says whether the report was taken (it is recorded with its answer). */
+  | { kind: 'unanswered'; cause: unknown };
 
 /**
  * The same report always carries the same update id, so a repeat after a 503 joins the first attempt
@@ -105,10 +99,7 @@ export interface JobGateway {
   readiness(): Promise<Readiness>;
   /** A round trip to the frontend, bounded by a gRPC deadline of 3 s (the client's own retries end with it). */
   ping(): Promise<void>;
-  /**
-   * Delivers a completion report as the workflow's `completeJob` update, waiting at most `waitSeconds` in all:
-   * first for the workflow to accept it, then for its answer.
-   */
+  /** Delivers a completion report as the workflow's `completeJob` update, waiting at most `waitSeconds` for its answer. */
   complete(jobId: string, report: CompletionReport, waitSeconds: number): Promise<CompletionDelivery>;
   /**
    * Requests cancellation of the job's workflow (the workflow stops waiting, records nothing more and fires no
@@ -200,22 +191,18 @@ export function createJobGateway(options: {
     async complete(jobId, report, waitSeconds) {
       const deadline = Date.now() + waitSeconds * 1000;
       const handle = client.workflow.getHandle(workflowIdFor(jobId));
-      let accepted: WorkflowUpdateHandle<CompletionResult> | undefined;
       try {
-        accepted = await client.withDeadline(deadline, () =>
-          handle.startUpdate(completeJobUpdate, {
-            args: [report],
-            updateId: completionUpdateId(report),
-            waitForStage: WorkflowUpdateStage.ACCEPTED,
-          }),
+        // One round trip: the workflow accepts and answers the report in the same task (its one-step outcome).
+        const result = await client.withDeadline(deadline, () =>
+          handle.executeUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report) }),
         );
-        return { kind: 'answered', result: await client.withDeadline(deadline, () => accepted!.result()) };
+        return { kind: 'answered', result };
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
           return { kind: 'conflict', message: err.cause.message };
         }
         if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
-        return { kind: 'unanswered', recorded: accepted !== undefined, cause: err };
+        return { kind: 'unanswered', cause: err };
       }
     },
     async cancel(jobId) {
