@@ -72,7 +72,7 @@ async function run() {
           headless: true,
         })
       : await startDevServer({ headless: true });
-  const knex = createKnex(dbUrl.toString(), { max: 10 });
+  const knex = createKnex(dbUrl.toString(), { max: Number(arg('pool', '10')) });
   const config = loadConfig({
     TEMPORAL_ADDRESS: server.address,
     TEMPORAL_TASK_QUEUE: 'bench',

@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): {
   router: Router;
   metrics: ServiceMetrics;
   serving: ServingState;
-  /** Closes what the app opened itself (the final-status listener of `?wait=` reads); call after the server closed. */
+  /** Waits for the job starts still under way, then closes what the app opened itself (the final-status listener of `?wait=` reads); call after the server closed. */
   close: () => Promise<void>;
 } {
   const { knex, log } = deps;
@@ -145,5 +145,9 @@ export function createApp(deps: AppDeps): {
   app.use(guardInput());
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
-  return { app, router, metrics, serving, close: () => finals.close() };
+  const close = async () => {
+    await jobs.settle();
+    await finals.close();
+  };
+  return { app, router, metrics, serving, close };
 }

@@ -78,6 +78,9 @@ function actor(principal: Principal): string {
   return principal.kind === 'human' ? `user:${principal.username}` : `client:${principal.clientId}`;
 }
 
+/** Workflow starts one API process runs after answering, at most; past that a start request waits for its own. */
+const MAX_BACKGROUND_STARTS = 64;
+
 export function createJobsService(deps: {
   knex: Knex;
   gateway: JobGateway;
@@ -162,6 +165,25 @@ export function createJobsService(deps: {
     }
   }
 
+  const backgroundStarts = new Set<Promise<void>>();
+
+  /** One job's start; never throws: what it cannot start is marked failed (refused) or left to the reconciler. */
+  async function start(job: repo.JobView): Promise<void> {
+    try {
+      await gateway.launch(job);
+    } catch (err) {
+      if (!(err instanceof WorkflowStartRefused)) {
+        log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
+        return;
+      }
+      log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
+      const error = { message: err.message, reason: 'start_refused' };
+      await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error }, metrics).catch((cause: unknown) =>
+        log.error({ err: cause, jobId: job.job_id }, 'could not mark the refused job failed'),
+      );
+    }
+  }
+
   const owner = (ctx: JobRequestContext) => `${ctx.principal.subject}:${ctx.operation}`;
 
   function replay(job: repo.JobView, ctx: JobRequestContext): JobAccepted {
@@ -205,29 +227,25 @@ export function createJobsService(deps: {
     },
 
     /**
-     * Starts the workflow of a committed job. A transient failure leaves the row `pending` and the worker's
-     * reconciler starts it later, so the caller still gets its job id. A start Temporal refuses for good marks
-     * the job failed (visibly, with the reason) and answers 503.
+     * Starts the workflow of a committed job after the answer (docs/decisions.md, "Job starts"): the row is committed,
+     * so the 202 stands whatever the start does. A transient failure leaves the row `pending` and the worker's
+     * reconciler starts it later; a start Temporal refuses for good marks the job failed, visibly, with the reason.
+     * With MAX_BACKGROUND_STARTS starts under way, the caller waits for its own (back-pressure on a slow Temporal).
      */
     async launch(job: repo.JobView): Promise<JobAccepted> {
-      try {
-        await gateway.launch(job);
-      } catch (err) {
-        if (err instanceof WorkflowStartRefused) {
-          await recordOutcome(
-            knex,
-            deps.schemas,
-            log,
-            job.job_id,
-            { status: 'failure', error: { message: err.message, reason: 'start_refused' } },
-            metrics,
-          );
-          log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
-          throw new UnavailableError(`job ${job.job_id} could not start and is marked failed: ${err.message}`, { cause: err });
-        }
-        log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
+      const accepted = { job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
+      if (backgroundStarts.size >= MAX_BACKGROUND_STARTS) {
+        await start(job);
+        return accepted;
       }
-      return { job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
+      const started: Promise<void> = start(job).finally(() => backgroundStarts.delete(started));
+      backgroundStarts.add(started);
+      return accepted;
+    },
+
+    /** Waits for the starts still under way (shutdown: a start cut off here is left to the reconciler). */
+    async settle(): Promise<void> {
+      await Promise.all([...backgroundStarts]);
     },
 
     /** Validates a caller-supplied inference input against the model's inference input_schema. */
