@@ -21,6 +21,32 @@ export function cascadePayload(sub: subs.SubscriptionRow, triggerOutput: Record<
   return sub.input_source === 'stored' ? (sub.input ?? {}) : triggerOutput;
 }
 
+/** The cascade job one subscription fires for one source job; its id derives from both, so it is created once. */
+function cascadeJob(
+  source: jobs.JobView,
+  sub: subs.SubscriptionRow,
+  version: string,
+  payload: Record<string, unknown>,
+  triggerOutput: Record<string, unknown>,
+): jobs.NewJob {
+  return {
+    job_id: deterministicUuid('cascade', source.job_id, sub.subscription_id),
+    model_id: sub.target_model_id,
+    model_version: version,
+    job_type: 'inference',
+    trigger: 'cascade',
+    client_id: source.client_id,
+    domain_uuid: source.domain_uuid,
+    service_uuid: source.service_uuid,
+    source_job_id: source.job_id,
+    subscription_id: sub.subscription_id,
+    cascade_depth: source.cascade_depth + 1,
+    root_job_id: source.root_job_id,
+    input: payload,
+    metadata: { trigger_output: triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
+  };
+}
+
 /**
  * Starts the target action of one subscription for one source job. The cascade job's id derives from
  * (source job, subscription), so a retry finds the job it already created and starts nothing twice.
@@ -53,22 +79,7 @@ export async function fireSubscription(
       const problem = schemas.validate(inputSchema, payload);
       if (problem) throw new CascadeRejected(`payload does not match the input_schema of ${target.id}: ${problem}`);
     }
-    ({ row: job } = await jobs.insertJob(knex, {
-      job_id: jobId,
-      model_id: target.id,
-      model_version: version.version,
-      job_type: 'inference',
-      trigger: 'cascade',
-      client_id: source.client_id,
-      domain_uuid: source.domain_uuid,
-      service_uuid: source.service_uuid,
-      source_job_id: source.job_id,
-      subscription_id: sub.subscription_id,
-      cascade_depth: source.cascade_depth + 1,
-      root_job_id: source.root_job_id,
-      input: payload,
-      metadata: { trigger_output: input.triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
-    }));
+    ({ row: job } = await jobs.insertJob(knex, cascadeJob(source, sub, version.version, payload, input.triggerOutput)));
   }
   await gateway.launch(job);
   return { job_id: job.job_id };
@@ -118,24 +129,9 @@ export async function planCascades(
       reject(`payload does not match the input_schema of ${sub.target_model_id}: ${problem}`);
       continue;
     }
-    const jobId = deterministicUuid('cascade', source.job_id, sub.subscription_id);
-    plan.triggered.push({ subscription_id: sub.subscription_id, job_id: jobId });
-    plan.jobs.push({
-      job_id: jobId,
-      model_id: sub.target_model_id,
-      model_version: sub.target_version,
-      job_type: 'inference',
-      trigger: 'cascade',
-      client_id: source.client_id,
-      domain_uuid: source.domain_uuid,
-      service_uuid: source.service_uuid,
-      source_job_id: source.job_id,
-      subscription_id: sub.subscription_id,
-      cascade_depth: source.cascade_depth + 1,
-      root_job_id: source.root_job_id,
-      input: payload,
-      metadata: { trigger_output: triggerOutput, trigger_event: sub.trigger_event, label: sub.label },
-    });
+    const job = cascadeJob(source, sub, sub.target_version, payload, triggerOutput);
+    plan.triggered.push({ subscription_id: sub.subscription_id, job_id: job.job_id });
+    plan.jobs.push(job);
   }
   return plan;
 }
