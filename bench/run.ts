@@ -25,7 +25,7 @@ import { parkedJobs, ParkedResult } from './parked-jobs';
 import { historyTimeline } from './timeline';
 
 /**
- * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--only service]`: the service's paths
+ * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--only service|bare] [--phases jobs,reads,completions]`: the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
  * ratios printed per target of issue #18. Not part of the test suite. `--timeline` prints the history of one completion
  * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
@@ -46,6 +46,8 @@ const READS = Number(arg('reads', '2000'));
 const READ_CONNECTIONS = 32;
 const COMPLETIONS = Number(arg('completions', '30'));
 const TIMELINE = process.argv.includes('--timeline');
+/** Which of each round's phases run (for profiling one path): jobs, reads, completions. */
+const PHASES = new Set(arg('phases', 'jobs,reads,completions').split(','));
 const FEATURES: FeatureDefinition[] = [
   { name: 'seats', json_schema: { type: 'integer', minimum: 1, maximum: 900 }, mandatory: true },
   { name: 'cabin', json_schema: { enum: ['economy', 'business', 'first'], default: 'economy' }, mandatory: true },
@@ -203,7 +205,7 @@ async function run() {
     };
 
     console.log(
-      `Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()}, Temporal ${TEMPORAL === 'server' ? 'production-shaped server (Postgres, 4 shards)' : 'dev server'}, ${ROUNDS} interleaved rounds${ONLY === 'service' ? ', service only' : ''})\n`,
+      `Model Orchestration Service benchmark (node ${process.version}, ${new Date().toISOString()}, Temporal ${TEMPORAL === 'server' ? 'production-shaped server (Postgres, 4 shards)' : 'dev server'}, ${ROUNDS} interleaved rounds${ONLY === 'all' ? '' : `, ${ONLY} only`})\n`,
     );
 
     const figures: Record<string, number[]> = {};
@@ -211,6 +213,10 @@ async function run() {
 
     // Init → in-process echo → success: the service's round (inits accepted, then every job's success).
     async function serviceJobs(round: number) {
+      // Statements the API and the worker send per job (the bench's own polling below runs after `off`).
+      let statements = 0;
+      const count = () => statements++;
+      knex.on('query', count);
       const ids: string[] = [];
       const started = performance.now();
       const inits = await load(INITS, INIT_CONCURRENCY, async (i) => {
@@ -222,8 +228,14 @@ async function run() {
         );
         ids.push(JSON.parse(body).job_id);
       });
-      while ((await doneCount(ids)) < ids.length) await sleep(20);
+      for (;;) {
+        knex.off('query', count);
+        if ((await doneCount(ids)) === ids.length) break;
+        knex.on('query', count);
+        await sleep(20);
+      }
       const wall = performance.now() - started;
+      note('service.statements', statements / INITS);
       note('service.inits', inits.perSecond);
       note('service.initP50', inits.p50);
       note('service.e2e', (INITS / wall) * 1000);
@@ -307,17 +319,24 @@ async function run() {
 
     const timelines: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      process.stdout.write(`round ${round}/${ROUNDS}: jobs`);
-      if (bare && round % 2 === 0) await bareJobs(round);
-      await serviceJobs(round);
-      if (bare && round % 2 === 1) await bareJobs(round);
-      process.stdout.write(', reads');
-      for (const [what, route] of reads) {
+      process.stdout.write(`round ${round}/${ROUNDS}:`);
+      if (PHASES.has('jobs')) {
+        process.stdout.write(' jobs');
+        if (bare && round % 2 === 0) await bareJobs(round);
+        if (ONLY !== 'bare') await serviceJobs(round);
+        if (bare && round % 2 === 1) await bareJobs(round);
+      }
+      if (PHASES.has('reads')) process.stdout.write(' reads');
+      for (const [what, route] of PHASES.has('reads') ? reads : []) {
         if (bareHttp && round % 2 === 0) await readRound('bare', what, route);
-        await readRound('service', what, route);
+        if (ONLY !== 'bare') await readRound('service', what, route);
         if (bareHttp && round % 2 === 1) await readRound('bare', what, route);
       }
-      process.stdout.write(', completions');
+      if (!PHASES.has('completions') || ONLY === 'bare') {
+        console.log(` (load ${os.loadavg()[0].toFixed(2)})`);
+        continue;
+      }
+      process.stdout.write(' completions');
       const none = await parkService('manual-0', COMPLETIONS);
       const ten = await parkService('manual-10', COMPLETIONS);
       if (bare && round % 2 === 0) await bareUpdates(round);
@@ -392,6 +411,9 @@ async function run() {
       );
     }
 
+    console.log(
+      `database statements per echo job (init, claim, dispatch, outcome; no target)\n  service ${all('service.statements', (n) => n.toFixed(1))}`,
+    );
     const b2b = m('service.complete10b2b');
     console.log(
       `completion p50 ms, 10 subscriptions back to back (each while the last one's 10 cascade jobs still run; no target)\n  service ${fmt(b2b)} [${all('service.complete10b2b')}], ${fmt(b2b / c0)} × none`,
