@@ -17,6 +17,19 @@ export interface RecordedOutcome {
   base: Omit<jobs.CompletionResult, 'triggered_events'>;
 }
 
+/** A job whose workflow start Temporal refused for good: failed, visibly, with the reason `start_refused`. */
+export function markStartRefused(
+  knex: Knex,
+  schemas: UserSchemaCompiler,
+  log: Logger,
+  jobId: string,
+  refusal: Error,
+  metrics?: ServiceMetrics,
+): Promise<RecordedOutcome> {
+  const error = { message: refusal.message, reason: 'start_refused' };
+  return recordOutcome(knex, schemas, log, jobId, { status: 'failure', error }, metrics);
+}
+
 /**
  * Records a job's outcome and its effects in one transaction: the job row, the service's status
  * (inference of a service), the version's status (training). `report` null means the deadline passed.

@@ -7,7 +7,15 @@ import type { CompletionReport, CompletionResult, StartClaim } from '../../workf
 import type { JobGateway } from '../temporal/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
-import { finishJob, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
+import {
+  finishJob,
+  markStartRefused,
+  recordCancellation,
+  recordedAnswer,
+  recordOutcome,
+  type FinishedJob,
+  type RecordedOutcome,
+} from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 import { WorkflowStartRefused } from '../temporal/job-gateway';
 
@@ -122,8 +130,7 @@ export function createJobRuns(deps: {
             await gateway.launch(job);
           } catch (err) {
             if (!(err instanceof WorkflowStartRefused)) throw err;
-            const error = { message: err.message, reason: 'start_refused' };
-            await recordOutcome(knex, deps.schemas, deps.log, job.job_id, { status: 'failure', error }, deps.metrics);
+            await markStartRefused(knex, deps.schemas, deps.log, job.job_id, err, deps.metrics);
             deps.log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start of a cascade job; the job is marked failed');
           }
         }),

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
 import { WorkflowStartRefused, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
-import { recordCancellation, recordOutcome } from './job-outcomes';
+import { markStartRefused, recordCancellation } from './job-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
@@ -177,8 +177,7 @@ export function createJobsService(deps: {
         return;
       }
       log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
-      const error = { message: err.message, reason: 'start_refused' };
-      await recordOutcome(knex, deps.schemas, log, job.job_id, { status: 'failure', error }, metrics).catch((cause: unknown) =>
+      await markStartRefused(knex, deps.schemas, log, job.job_id, err, metrics).catch((cause: unknown) =>
         log.error({ err: cause, jobId: job.job_id }, 'could not mark the refused job failed'),
       );
     }
