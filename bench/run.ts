@@ -23,6 +23,7 @@ import { startBareWorker, startBare, startBareHttp } from './baselines';
 import { httpCaller, load, median, percentile, LoadResult } from './http-load';
 import { parkedJobs, ParkedResult } from './parked-jobs';
 import { historyTimeline } from './timeline';
+import { cpuSnapshot, cpuPer, type CpuSnapshot } from './cpu';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--only service|bare] [--phases jobs,reads,completions]`: the service's paths
@@ -212,6 +213,9 @@ async function run() {
 
     const figures: Record<string, number[]> = {};
     const note = (name: string, value: number) => (figures[name] ??= []).push(value);
+    const noteCpu = (side: string, per: CpuSnapshot) => {
+      for (const [k, v] of Object.entries(per)) note(`${side}.cpu.${k}`, v);
+    };
 
     // Init → in-process echo → success: the service's round (inits accepted, then every job's success).
     async function serviceJobs(round: number) {
@@ -220,6 +224,7 @@ async function run() {
       const count = () => statements++;
       knex.on('query', count);
       const ids: string[] = [];
+      const cpu = cpuSnapshot();
       const started = performance.now();
       const inits = await load(INITS, INIT_CONCURRENCY, async (i) => {
         const body = await must(
@@ -234,6 +239,7 @@ async function run() {
       for (; (await doneCount(ids)) < ids.length; polls++) await sleep(20);
       const wall = performance.now() - started;
       knex.off('query', count);
+      noteCpu('service', cpuPer(cpu, cpuSnapshot(), INITS));
       note('service.statements', (statements - polls) / INITS);
       note('service.inits', inits.perSecond);
       note('service.initP50', inits.p50);
@@ -242,6 +248,7 @@ async function run() {
     // The bare client: starts of the same-shape workflow (16 in flight), then every run's end.
     async function bareJobs(round: number) {
       const results: Promise<unknown>[] = [];
+      const cpu = cpuSnapshot();
       const started = performance.now();
       const starts = await load(INITS, INIT_CONCURRENCY, async (i) => {
         const handle = await startBare(temporal, `bare-${stamp}-${round}-${i}`, 'job');
@@ -249,6 +256,7 @@ async function run() {
       });
       await Promise.all(results);
       const wall = performance.now() - started;
+      noteCpu('bare', cpuPer(cpu, cpuSnapshot(), INITS));
       note('bare.starts', starts.perSecond);
       note('bare.startP50', starts.p50);
       note('bare.e2e', (INITS / wall) * 1000);
@@ -410,6 +418,12 @@ async function run() {
       );
     }
 
+    // What one job costs each process (CPU ms, init to success): where the two sides part on a shared machine.
+    const cpuOf = (side: string) => {
+      const [node, temporal, postgres] = (['node', 'temporal', 'postgres'] as const).map((k) => m(`${side}.cpu.${k}`));
+      return `node ${fmt(node)} + Temporal ${fmt(temporal)} + Postgres ${fmt(postgres)} = ${fmt(node + temporal + postgres)}`;
+    };
+    console.log(`CPU ms per job, init or start to success (medians; no target)\n  service ${cpuOf('service')}\n  bare    ${cpuOf('bare')}`);
     console.log(
       `database statements per echo job (init, claim, dispatch, outcome; no target)\n  service ${all('service.statements', (n) => n.toFixed(1))}`,
     );

@@ -80,9 +80,9 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
     // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
     shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,
-    // Jobs wait up to JOB_COMPLETION_DEADLINE_SECONDS for their report; each cached one holds its workflow context
-    // (about 0.2 MB). The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this
-    // bounds it, and an evicted job is replayed from its history when its completion arrives.
+    // Jobs wait up to JOB_COMPLETION_DEADLINE_SECONDS for their report; each cached one holds its workflow context.
+    // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
+    // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
     maxCachedWorkflows: config.workerMaxCachedWorkflows,
     ...deps.tracing?.workerOptions,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
