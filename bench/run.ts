@@ -26,7 +26,8 @@ import { historyTimeline } from './timeline';
 import { cpuSnapshot, cpuPer, type CpuSnapshot } from './cpu';
 
 /**
- * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--only service|bare] [--phases jobs,reads,completions]`: the service's paths
+ * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
+ * [--phases jobs,reads,completions] [--inits 200]` (bench/README.md): the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
  * ratios printed per target of issue #18. Not part of the test suite. `--timeline` prints the history of one completion
  * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
@@ -47,9 +48,9 @@ const READS = Number(arg('reads', '2000'));
 const READ_CONNECTIONS = 32;
 const COMPLETIONS = Number(arg('completions', '30'));
 const TIMELINE = process.argv.includes('--timeline');
-/** Which of each round's phases run (for profiling one path): jobs, reads, completions. */
 /** The parked-jobs worker's sticky cache size (WORKER_MAX_CACHED_WORKFLOWS); its default when absent. */
 const WORKER_CACHE = arg('worker-cache', '');
+/** Which of each round's phases run (for profiling one path): jobs, reads, completions. */
 const PHASES = new Set(arg('phases', 'jobs,reads,completions').split(','));
 const FEATURES: FeatureDefinition[] = [
   { name: 'seats', json_schema: { type: 'integer', minimum: 1, maximum: 900 }, mandatory: true },
