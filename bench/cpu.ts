@@ -33,6 +33,8 @@ export function cpuSnapshot(): CpuSnapshot {
   return snap;
 }
 
+export const CPU_PARTS = ['node', 'temporal', 'postgres'] as const;
+
 /** CPU milliseconds per unit of work between two snapshots. */
 export function cpuPer(before: CpuSnapshot, after: CpuSnapshot, units: number): CpuSnapshot {
   const per = (k: keyof CpuSnapshot) => ((after[k] - before[k]) / units) * 1000;

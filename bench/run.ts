@@ -23,7 +23,7 @@ import { startBareWorker, startBare, startBareHttp } from './baselines';
 import { httpCaller, load, median, percentile, LoadResult } from './http-load';
 import { parkedJobs, ParkedResult } from './parked-jobs';
 import { historyTimeline } from './timeline';
-import { cpuSnapshot, cpuPer, type CpuSnapshot } from './cpu';
+import { cpuSnapshot, cpuPer, CPU_PARTS, type CpuSnapshot } from './cpu';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
@@ -215,7 +215,7 @@ async function run() {
     const figures: Record<string, number[]> = {};
     const note = (name: string, value: number) => (figures[name] ??= []).push(value);
     const noteCpu = (side: string, per: CpuSnapshot) => {
-      for (const [k, v] of Object.entries(per)) note(`${side}.cpu.${k}`, v);
+      for (const k of CPU_PARTS) note(`${side}.cpu.${k}`, per[k]);
     };
 
     // Init → in-process echo → success: the service's round (inits accepted, then every job's success).
@@ -341,6 +341,7 @@ async function run() {
         if (bareHttp && round % 2 === 1) await readRound('bare', what, route);
       }
       if (!PHASES.has('completions') || ONLY === 'bare') {
+        if (PHASES.has('completions') && bare) await bareUpdates(round);
         console.log(` (load ${os.loadavg()[0].toFixed(2)})`);
         continue;
       }
@@ -421,7 +422,7 @@ async function run() {
 
     // What one job costs each process (CPU ms, init to success): where the two sides part on a shared machine.
     const cpuOf = (side: string) => {
-      const [node, temporal, postgres] = (['node', 'temporal', 'postgres'] as const).map((k) => m(`${side}.cpu.${k}`));
+      const [node, temporal, postgres] = CPU_PARTS.map((k) => m(`${side}.cpu.${k}`));
       return `node ${fmt(node)} + Temporal ${fmt(temporal)} + Postgres ${fmt(postgres)} = ${fmt(node + temporal + postgres)}`;
     };
     console.log(`CPU ms per job, init or start to success (medians; no target)\n  service ${cpuOf('service')}\n  bare    ${cpuOf('bare')}`);
