@@ -44,7 +44,7 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {
-    reconciler?.stop();
+    await reconciler?.stop();
     await dispatcher?.stop();
     await connection.close();
     await client.connection.close();

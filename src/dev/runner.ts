@@ -138,7 +138,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       await connection.close();
     });
     const reconciler = startReconciler({ knex, gateway, log });
-    cleanups.push(async () => reconciler.stop());
+    cleanups.push(() => reconciler.stop());
     const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
     cleanups.push(async () => dispatcher?.stop());
 

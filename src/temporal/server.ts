@@ -1,7 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { TemporalConnection } from './connection';
 import knexFactory from 'knex';
 import Long from 'long';
 import { projectRoot } from '../paths';
@@ -151,7 +151,7 @@ async function ensureNamespace(address: string, namespace: string, child: ChildP
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode}`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      const connection = await TemporalConnection.open({ address, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
         try {

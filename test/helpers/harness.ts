@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { TemporalConnection } from '../../src/temporal/connection';
 import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ECSClient } from '@aws-sdk/client-ecs';
@@ -109,7 +110,7 @@ export class Harness {
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
-    const connection = await Connection.connect({ address: options.temporalAddress ?? testEnv.temporalAddress });
+    const connection = await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
     const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: interceptors } });

@@ -1,4 +1,5 @@
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
+import { TemporalConnection } from '../../src/temporal/connection';
 import Long from 'long';
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
@@ -9,7 +10,7 @@ import { JOB_SEARCH_ATTRIBUTES, JOB_TRIGGER } from '../../workflows/search-attri
 /** A namespace of its own whose operator registered every job search attribute but JobTrigger. */
 async function namespaceWithoutJobTrigger(): Promise<string> {
   const namespace = uid('ns');
-  const connection = await Connection.connect({ address: testEnv.temporalAddress });
+  const connection = await TemporalConnection.open({ address: testEnv.temporalAddress });
   try {
     await connection.workflowService.registerNamespace({
       namespace,
