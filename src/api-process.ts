@@ -18,7 +18,7 @@ export async function runApi(tracing?: Tracing): Promise<void> {
   const config = loadConfig();
   requireProductionSettings(config);
   const log = createLogger(config.logLevel, 'api');
-  const knex = createKnex(config.databaseUrl!);
+  const knex = createKnex(config.databaseUrl!, { max: config.databasePoolMax, name: 'mos-api' });
   const metrics = new ServiceMetrics({ pool: poolStats(knex) });
   const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace, 30000, [
     clientMetricsInterceptor(metrics),

@@ -29,6 +29,8 @@ export interface AuthConfig {
 export interface Config {
   port: number;
   databaseUrl?: string;
+  /** Most Postgres connections this process's pool opens (the final-status listener of the API adds one). */
+  databasePoolMax: number;
   temporal: {
     address?: string;
     namespace: string;
@@ -159,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     databaseUrl: url(env, 'DATABASE_URL'),
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1),
     temporal: {
       address: env.TEMPORAL_ADDRESS || undefined,
       namespace: env.TEMPORAL_NAMESPACE || 'default',

@@ -107,7 +107,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       started.push('dev-auth');
     }
 
-    const knex = createKnex(config.databaseUrl);
+    const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-dev' });
     cleanups.push(() => knex.destroy());
     await migrateLatest(knex);
 

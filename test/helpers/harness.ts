@@ -109,7 +109,7 @@ export class Harness {
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5, name: 'mos-test-api' });
     const connection = await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
@@ -160,7 +160,10 @@ export class Harness {
   }
 
   async startWorker(): Promise<void> {
-    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, {
+      max: 5,
+      name: 'mos-test-worker',
+    });
     const { worker, connection } = await createJobWorker({
       config: this.config,
       knex: this.workerKnex,
