@@ -2,25 +2,26 @@
 # Runs CI (`bash .ci/run`, as CI does: CI=true, no stdin) on fresh clones of this checkout's HEAD, N times in a row,
 # and prints each run's result and time. With --load, each run has a busy neighbour: one core kept busy by a
 # CPU hog and 30 idle connections held open on the same Postgres (the conditions CI must pass under).
-#   bash bench/ci-under-load.sh [runs=1] [--load] [--keep]
+#   bash bench/ci-under-load.sh [runs=1] [--load] [--keep] [--rev=REV]   (REV: a commit of this checkout; default HEAD)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-runs=1 load=0 keep=0
+runs=1 load=0 keep=0 rev=HEAD
 for arg in "$@"; do
   case "$arg" in
     --load) load=1 ;;
     --keep) keep=1 ;;
+    --rev=*) rev="${arg#--rev=}" ;;
     [0-9]*) runs="$arg" ;;
-    *) echo "usage: bash bench/ci-under-load.sh [runs] [--load] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: bash bench/ci-under-load.sh [runs] [--load] [--keep] [--rev=REV]" >&2; exit 2 ;;
   esac
 done
 [ -d node_modules/pg ] || { echo "run npm ci first (the idle-connection holder uses this checkout's pg)" >&2; exit 2; }
-head=$(git rev-parse --short HEAD)
+head=$(git rev-parse --short "$rev") || exit 2
 results=()
 failed=0
 for i in $(seq 1 "$runs"); do
   dir=$(mktemp -d /tmp/ci-clone-XXXXXX)
-  git clone -q . "$dir/repo"
+  git clone -q . "$dir/repo" && git -C "$dir/repo" checkout -q "$head"
   helpers=()
   if [ "$load" = 1 ]; then
     node -e 'for (;;) {}' & helpers+=($!)
