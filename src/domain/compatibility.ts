@@ -62,6 +62,15 @@ function assignmentRef(a: assignmentsRepo.ModelAssignmentRow) {
   return { assignment_id, client_id, domain_id, service_id, assignment_key, model_version };
 }
 
+/**
+ * The report as a caller bound to tenants may see it: only their tenants' assignments are listed. `compatible`
+ * still judges every assignment, so a registry change that would break another tenant is not shown as safe.
+ */
+export function narrowReport(report: CompatibilityReport, visible: string[] | undefined): CompatibilityReport {
+  if (visible === undefined) return report;
+  return { ...report, assignments: report.assignments.filter((a) => visible.includes(a.client_id)) };
+}
+
 export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
   const { schemas } = deps;
 
