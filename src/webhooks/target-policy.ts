@@ -92,29 +92,30 @@ const refusal = (address: string, what: string) => `${address} is ${what} addres
 /**
  * Why `address` may not be called, or undefined when it may: only public unicast (what ipaddr.js calls `unicast`
  * and, for IPv6, inside 2000::/3) unless allow-listed. An IPv6 address that carries an IPv4 address (mapped,
- * translated, NAT64, 6to4, Teredo, IPv4-compatible) is judged by the IPv4 address it carries.
+ * translated, NAT64, 6to4, Teredo, IPv4-compatible) is judged by the IPv4 address it carries; the allow-list
+ * covers an IPv4-mapped form (the same socket to this host) but no other, which reach another host's view of it.
  */
-export function addressProblem(address: string, policy: TargetPolicy): string | undefined {
+export function addressProblem(address: string, policy: TargetPolicy, allowListApplies = true): string | undefined {
   const ip = parseAddress(address);
   if (!ip) return `${address} is not an IP address`;
-  if (allowListed(ip, policy)) return undefined;
+  if (allowListApplies && allowListed(ip, policy)) return undefined;
   const range = ip.range();
-  if (ip.kind() === 'ipv4') return range === 'unicast' ? undefined : refusal(address, `a ${RANGE_WORDS[range] ?? range}`);
+  const named = (r: string) => `a ${RANGE_WORDS[r] ?? r}`;
+  if (ip.kind() === 'ipv4') return range === 'unicast' ? undefined : refusal(address, named(range));
   const v6 = ip as ipaddr.IPv6;
-  if (range === 'loopback' || range === 'unspecified') return refusal(address, `a ${RANGE_WORDS[range]}`);
+  if (range === 'loopback' || range === 'unspecified') return refusal(address, named(range));
   const embedding = EMBEDDINGS.find((e) => v6.match(e.prefix));
   if (embedding) {
     const carried = embedding.carried(v6);
     if (!carried.length) return refusal(address, `a ${embedding.name}`);
     for (const v4 of carried) {
-      const problem = addressProblem(v4.toString(), policy);
+      const problem = addressProblem(v4.toString(), policy, allowListApplies && embedding.name === 'IPv4-mapped');
       if (problem) return `${address} is a ${embedding.name} address of ${problem}`;
     }
     return undefined;
   }
-  if (!v6.match(GLOBAL_UNICAST))
-    return refusal(address, range === 'unicast' ? 'an unallocated (outside 2000::/3)' : `a ${RANGE_WORDS[range] ?? range}`);
-  return range === 'unicast' ? undefined : refusal(address, `a ${RANGE_WORDS[range] ?? range}`);
+  if (!v6.match(GLOBAL_UNICAST)) return refusal(address, range === 'unicast' ? 'an unallocated (outside 2000::/3)' : named(range));
+  return range === 'unicast' ? undefined : refusal(address, named(range));
 }
 
 /** Shape checks of a webhook URL that need no DNS. */

@@ -175,6 +175,7 @@ describe('webhook target policy', () => {
   it('lets the allow-list through, carried forms too, and nothing beside it', () => {
     expect(addressProblem('127.0.0.1', dev)).toBeUndefined();
     expect(addressProblem('::ffff:127.0.0.1', dev)).toBeUndefined();
+    expect(addressProblem('64:ff9b::7f00:1', dev)).toMatch(/NAT64 .* loopback/);
     expect(addressProblem('10.1.200.3', dev)).toBeUndefined();
     expect(addressProblem('127.0.0.2', dev)).toMatch(/loopback/);
     expect(addressProblem('10.2.0.1', dev)).toMatch(/private/);
