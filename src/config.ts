@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
 import { commaSeparated, ConfigError, integer, type Env } from './env-values';
+import type { HttpLimits } from './http/server';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -69,6 +70,8 @@ export interface Config {
   };
   /** Outbound webhooks: target safety, retry schedule, dispatch (src/webhooks/config.ts). */
   webhooks: WebhookConfig;
+  /** How long the API waits for a client's request (src/http/server.ts; docs/authorization.md, "Slow clients"). */
+  http: HttpLimits;
 }
 
 export { ConfigError };
@@ -122,6 +125,19 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
 }
 
 /** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
+/** The request timeouts; the headers' deadline falls within the whole request's, as Node requires. */
+function httpLimits(env: Env): HttpLimits {
+  const limits = {
+    headersTimeoutSeconds: integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1),
+    requestTimeoutSeconds: integer(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30, 1),
+    keepAliveTimeoutSeconds: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1),
+  };
+  if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
+  return limits;
+}
+
 export function parseAllowedOrigins(raw: string | undefined): string[] {
   const origins = commaSeparated(raw);
   for (const origin of origins) {
@@ -195,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
       workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
     },
     workerMaxCachedWorkflows: integer(env, 'WORKER_MAX_CACHED_WORKFLOWS', 500, 2),
+    http: httpLimits(env),
     workerMetrics: {
       port: workerMetricsPort,
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),
