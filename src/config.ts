@@ -193,7 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
         timeoutSeconds: integer(env, 'AUTH_JWKS_TIMEOUT_SECONDS', 5),
         refreshSeconds: integer(env, 'AUTH_JWKS_REFRESH_SECONDS', 300),
         maxStalenessSeconds: integer(env, 'AUTH_JWKS_MAX_STALENESS_SECONDS', 6 * 3600),
-        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 5, 0),
+        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 1, 0),
       },
     },
     jobs: {
