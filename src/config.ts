@@ -124,7 +124,6 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
   return clients;
 }
 
-/** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
 /** The request timeouts; the headers' deadline falls within the whole request's, as Node requires. */
 function httpLimits(env: Env): HttpLimits {
   const limits = {
@@ -138,6 +137,7 @@ function httpLimits(env: Env): HttpLimits {
   return limits;
 }
 
+/** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
 export function parseAllowedOrigins(raw: string | undefined): string[] {
   const origins = commaSeparated(raw);
   for (const origin of origins) {

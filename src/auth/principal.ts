@@ -49,11 +49,10 @@ export type Principal = MachinePrincipal | HumanPrincipal;
  */
 export function principalFromClaims(claims: JWTPayload, auth: AuthConfig): Principal | undefined {
   for (const name of ['sub', 'username', 'client_id']) checkClaim(name, claims[name]);
-  const claimedGroups = claims[auth.groupsClaim];
-  if (Array.isArray(claimedGroups)) claimedGroups.forEach((g) => checkClaim(auth.groupsClaim, g));
   const grant = permissionsFromScopes(claims.scope, auth.scopePrefix);
   const rawGroups = claims[auth.groupsClaim];
   const groups = Array.isArray(rawGroups) ? rawGroups.filter((g): g is string => typeof g === 'string') : [];
+  groups.forEach((g) => checkClaim(auth.groupsClaim, g));
   const subject = typeof claims.sub === 'string' ? claims.sub : '';
   if (typeof claims.client_id === 'string' && claims.client_id && rawGroups === undefined && claims.username === undefined) {
     return {

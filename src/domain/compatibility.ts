@@ -6,6 +6,7 @@ import type { Db } from '../db/types';
 import type { UserSchemaCompiler } from './json-schemas';
 import { diffSchemas, isBreaking, type SchemaChange } from './schema-diff';
 import { featureContractMismatches, freezeAsSchema, type FeatureMismatch } from './freeze';
+import { shows } from './dry-run';
 
 /** One active assignment of the model, and whether the change keeps it working. */
 export interface AssignmentCompatibilityEntry {
@@ -68,7 +69,7 @@ function assignmentRef(a: assignmentsRepo.ModelAssignmentRow) {
  */
 export function narrowReport(report: CompatibilityReport, visible: string[] | undefined): CompatibilityReport {
   if (visible === undefined) return report;
-  return { ...report, assignments: report.assignments.filter((a) => visible.includes(a.client_id)) };
+  return { ...report, assignments: report.assignments.filter((a) => shows(visible, a.client_id)) };
 }
 
 export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
