@@ -119,9 +119,7 @@ describe('identity claims', () => {
     ['username', { username: 'eve\ud800' }, 'lone surrogate'],
     ['sub', { sub: 'x'.repeat(513), client_id: 'ops' }, 'longer than 512'],
   ])('refuse a token whose %s cannot be stored, naming the claim', (claim, claims, problem) => {
-    expect(() => principalFromClaims(claims, auth)).toThrow(
-      `claim "${claim}" ${problem.includes('surrogate') ? 'is not well-formed' : ''}`,
-    );
+    expect(() => principalFromClaims(claims, auth)).toThrow(`claim "${claim}"`);
     expect(() => principalFromClaims(claims, auth)).toThrow(problem);
   });
 
