@@ -11,6 +11,7 @@ import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
 import type { Tracing } from './observability/tracing';
 import { drainServer } from './http/drain';
+import { createHttpServer } from './http/server';
 import { onShutdown } from './shutdown';
 
 /** Production API process: reads the environment, connects, serves; on SIGTERM drains, then closes its pools. */
@@ -36,7 +37,8 @@ export async function runApi(tracing?: Tracing): Promise<void> {
     metrics,
     inProcessNames: Object.keys(builtinImplementations),
   });
-  const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
+  const server = createHttpServer(app, config.http);
+  server.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
   onShutdown(log, async () => {
     // Requests holding a `?wait=` answer the job as it is now, so they do not hold up the drain.
     await close();

@@ -14,6 +14,7 @@ import { startReconciler } from '../temporal/reconciler';
 import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
+import { createHttpServer } from '../http/server';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import type { Tracing } from '../observability/tracing';
@@ -154,7 +155,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       inProcessNames: Object.keys(builtinImplementations),
     });
     cleanups.push(close);
-    const server: Server = app.listen(config.port);
+    const server: Server = createHttpServer(app, config.http).listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));
 

@@ -20,6 +20,7 @@ import { poolStats } from '../../src/db/pool-stats';
 import { clientMetricsInterceptor } from '../../src/temporal/client-metrics';
 import type { Tracing } from '../../src/observability/tracing';
 import { testEnv } from './test-env';
+import { createHttpServer } from '../../src/http/server';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 import { ContractChecker, contractMiddleware } from './contract';
@@ -137,7 +138,7 @@ export class Harness {
     app.middleware.unshift(
       contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)),
     );
-    const server = app.listen(0, '127.0.0.1');
+    const server = createHttpServer(app, config.http).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
