@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { staleOrphans } from '../db/jobs.repository';
+import { staleOrphans, type JobView } from '../db/jobs.repository';
 import type { JobGateway } from './job-gateway';
 import { redeliverUnconfirmed } from './outcome-redelivery';
+
+const ORPHANS_PER_BATCH = 100;
+const STARTS_IN_FLIGHT = 8;
 
 /** Runs `pass` every `everyMs` (the first after `firstMs`), one at a time; returns its stop. */
 function every(everyMs: number, firstMs: number, pass: () => Promise<void>): () => void {
@@ -36,9 +39,20 @@ export function startReconciler(deps: {
 }) {
   const pass = async () => {
     try {
-      for (const job of await staleOrphans(deps.knex, deps.graceSeconds ?? 30)) {
-        await deps.gateway.launch(job);
-        deps.log.info({ jobId: job.job_id }, 'reconciler started the workflow of a pending job');
+      // Rows pile up while Temporal is away (the API accepts jobs on a readiness answer up to a minute old): a pass
+      // starts all of them, a batch at a time, rather than one batch every `everyMs`.
+      for (let after: JobView | undefined; ;) {
+        const batch = await staleOrphans(deps.knex, deps.graceSeconds ?? 30, ORPHANS_PER_BATCH, after);
+        for (let i = 0; i < batch.length; i += STARTS_IN_FLIGHT) {
+          await Promise.all(
+            batch.slice(i, i + STARTS_IN_FLIGHT).map(async (job) => {
+              await deps.gateway.launch(job);
+              deps.log.info({ jobId: job.job_id }, 'reconciler started the workflow of a pending job');
+            }),
+          );
+        }
+        if (batch.length < ORPHANS_PER_BATCH) return;
+        after = batch[batch.length - 1];
       }
     } catch (err) {
       deps.log.warn({ err }, 'reconciler pass failed');

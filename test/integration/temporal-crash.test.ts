@@ -18,26 +18,32 @@ const BOUND_MS = 20000 + 10000;
 /** Holds the next outcome step once it has committed, until released: the instant before its workflow task reaches Temporal. */
 function holdAfterCommit() {
   let armed = false;
-  let committed!: () => void;
-  let release!: () => void;
-  const state = {
-    committed: new Promise<void>((r) => (committed = r)),
-    released: new Promise<void>((r) => (release = r)),
-  };
-  const interceptor: ActivityInterceptorsFactory = (ctx) => ({
-    inbound: {
-      async execute(input, next) {
-        const result = await next(input);
-        if (armed && ctx.info.activityType === 'finishJob') {
-          armed = false;
-          committed();
-          await state.released;
-        }
-        return result;
-      },
+  let signalCommitted = () => {};
+  let released: Promise<void> = Promise.resolve();
+  const hold = {
+    committed: Promise.resolve(),
+    release: () => {},
+    /** Holds the next outcome step; `committed` resolves once it has committed, and it returns on `release()`. */
+    arm() {
+      armed = true;
+      hold.committed = new Promise<void>((r) => (signalCommitted = r));
+      released = new Promise<void>((r) => (hold.release = r));
     },
-  });
-  return { interceptor, arm: () => (armed = true), committed: state.committed, release };
+    interceptor: ((ctx) => ({
+      inbound: {
+        async execute(input, next) {
+          const result = await next(input);
+          if (armed && ctx.info.activityType === 'finishJob') {
+            armed = false;
+            signalCommitted();
+            await released;
+          }
+          return result;
+        },
+      },
+    })) as ActivityInterceptorsFactory,
+  };
+  return hold;
 }
 
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -83,6 +89,26 @@ describe('a completion answered while the Temporal server dies', () => {
     await db?.drop();
   }, 60000);
 
+  it('marks an outcome reported by update unconfirmed in its commit and confirms it when Temporal answers; a dispatch result is not marked', async () => {
+    const source = await activeModel(h, { handlers: MANUAL });
+    const echoed = await activeModel(h);
+    const jobId = (await h.api('POST', `/v2/models/${source}/versions/1/infer`, { body: { input: {} } })).body.job_id;
+    await eventually(async () => (await findJob(h.knex, jobId))?.status === 'running', 20000, 'the job to be dispatched');
+    hold.arm();
+    const answer = h.api('POST', `/v2/models/${source}/versions/1/jobs/${jobId}/complete`, {
+      body: { status: 'failure', error: { at: 1 } },
+    });
+    await hold.committed;
+    expect(await h.knex('unconfirmed_outcomes').where({ job_id: jobId }).pluck('job_id')).toEqual([jobId]);
+    hold.release();
+    expect((await answer).status).toBe(200);
+    expect(await h.knex('unconfirmed_outcomes').where({ job_id: jobId })).toEqual([]);
+
+    const echoJob = (await h.api('POST', `/v2/models/${echoed}/versions/1/infer`, { body: { input: {} } })).body.job_id;
+    await eventually(async () => (await findJob(h.knex, echoJob))?.status === 'success', 20000, 'the echo job to finish');
+    expect(await h.knex('unconfirmed_outcomes').where({ job_id: echoJob })).toEqual([]);
+  });
+
   it('reaches its workflow once the server is back: it closes with the recorded answer, JobStatus follows, and it starts the cascade', async () => {
     const source = await activeModel(h, { handlers: MANUAL });
     const target = await activeModel(h);
@@ -94,7 +120,9 @@ describe('a completion answered while the Temporal server dies', () => {
     await eventually(async () => (await findJob(h.knex, jobId))?.status === 'running', 20000, 'the job to be dispatched');
 
     hold.arm();
-    const answer = h.api('POST', `/v2/models/${source}/versions/1/jobs/${jobId}/complete`, { body: { status: 'success', output: { score: 7 } } });
+    const answer = h.api('POST', `/v2/models/${source}/versions/1/jobs/${jobId}/complete`, {
+      body: { status: 'success', output: { score: 7 } },
+    });
     await hold.committed;
     await temporal.crash();
     hold.release();
@@ -118,7 +146,8 @@ describe('a completion answered while the Temporal server dies', () => {
     expect(steps).toContain('launchJobs');
     await h.temporal.workflow.getHandle(workflowIdFor(cascadeJobId)).describe();
     await eventually(async () => (await findJob(h.knex, cascadeJobId))?.status === 'success', 20000, 'the cascade job to finish');
-    expect(await h.knex('unconfirmed_outcomes').where({ job_id: jobId })).toEqual([]);
+    // The reconciler confirms the outcome once its delivery is answered.
+    await eventually(async () => (await h.knex('unconfirmed_outcomes').where({ job_id: jobId })).length === 0, 10000, 'the confirmation');
     console.log(`[temporal-crash] workflow closed ${closedAfterMs} ms after the Temporal server was back`);
   }, 240000);
 });
