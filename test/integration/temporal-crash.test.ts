@@ -89,16 +89,20 @@ describe('a completion answered while the Temporal server dies', () => {
     await db?.drop();
   }, 60000);
 
+  /** A job of the `manual` handler, dispatched, then its completion, held in its outcome step just after the commit. */
+  async function completeHeld(modelId: string, report: Record<string, unknown>) {
+    const jobId: string = (await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: { input: {} } })).body.job_id;
+    await eventually(async () => (await findJob(h.knex, jobId))?.status === 'running', 20000, 'the job to be dispatched');
+    hold.arm();
+    const answer = h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${jobId}/complete`, { body: report });
+    await hold.committed;
+    return { jobId, answer };
+  }
+
   it('marks an outcome reported by update unconfirmed in its commit and confirms it when Temporal answers; a dispatch result is not marked', async () => {
     const source = await activeModel(h, { handlers: MANUAL });
     const echoed = await activeModel(h);
-    const jobId = (await h.api('POST', `/v2/models/${source}/versions/1/infer`, { body: { input: {} } })).body.job_id;
-    await eventually(async () => (await findJob(h.knex, jobId))?.status === 'running', 20000, 'the job to be dispatched');
-    hold.arm();
-    const answer = h.api('POST', `/v2/models/${source}/versions/1/jobs/${jobId}/complete`, {
-      body: { status: 'failure', error: { at: 1 } },
-    });
-    await hold.committed;
+    const { jobId, answer } = await completeHeld(source, { status: 'failure', error: { at: 1 } });
     expect(await h.knex('unconfirmed_outcomes').where({ job_id: jobId }).pluck('job_id')).toEqual([jobId]);
     hold.release();
     expect((await answer).status).toBe(200);
@@ -116,14 +120,7 @@ describe('a completion answered while the Temporal server dies', () => {
       body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'trigger_output' },
     });
     expect(sub.status).toBe(201);
-    const jobId = (await h.api('POST', `/v2/models/${source}/versions/1/infer`, { body: { input: {} } })).body.job_id;
-    await eventually(async () => (await findJob(h.knex, jobId))?.status === 'running', 20000, 'the job to be dispatched');
-
-    hold.arm();
-    const answer = h.api('POST', `/v2/models/${source}/versions/1/jobs/${jobId}/complete`, {
-      body: { status: 'success', output: { score: 7 } },
-    });
-    await hold.committed;
+    const { jobId, answer } = await completeHeld(source, { status: 'success', output: { score: 7 } });
     await temporal.crash();
     hold.release();
     // What the handler saw in the attack run: 200, from the record, for an update Temporal never kept.
