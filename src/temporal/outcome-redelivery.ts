@@ -36,18 +36,12 @@ export async function redeliverUnconfirmed(deps: {
   gateway: JobGateway;
   log: Logger;
   afterSeconds?: number;
-}): Promise<{ delivered: number; unanswered: number }> {
+}): Promise<void> {
   const outcomes = await unconfirmedOutcomes(deps.knex, deps.afterSeconds ?? REDELIVER_AFTER_SECONDS, 200);
-  let delivered = 0;
-  let unanswered = 0;
   for (let i = 0; i < outcomes.length; i += IN_FLIGHT) {
-    const chunk = outcomes.slice(i, i + IN_FLIGHT);
-    const answered = await Promise.all(chunk.map((outcome) => deliver(deps, outcome)));
-    delivered += answered.filter(Boolean).length;
-    unanswered += answered.filter((a) => !a).length;
-    if (!answered.some(Boolean)) break;
+    const answered = await Promise.all(outcomes.slice(i, i + IN_FLIGHT).map((outcome) => deliver(deps, outcome)));
+    if (!answered.some(Boolean)) return;
   }
-  return { delivered, unanswered };
 }
 
 async function deliver(deps: { knex: Knex; gateway: JobGateway; log: Logger }, outcome: UnconfirmedOutcome): Promise<boolean> {
