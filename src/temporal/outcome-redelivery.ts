@@ -31,12 +31,7 @@ function recordedReport(outcome: UnconfirmedOutcome): CompletionReport | undefin
  * that had it answers it as a repeat, and a closed one is not found. Either answer confirms the outcome. A chunk of
  * deliveries with no answer at all (Temporal or the workers away) ends the pass; the next one tries again.
  */
-export async function redeliverUnconfirmed(deps: {
-  knex: Knex;
-  gateway: JobGateway;
-  log: Logger;
-  afterSeconds?: number;
-}): Promise<void> {
+export async function redeliverUnconfirmed(deps: { knex: Knex; gateway: JobGateway; log: Logger; afterSeconds?: number }): Promise<void> {
   const outcomes = await unconfirmedOutcomes(deps.knex, deps.afterSeconds ?? REDELIVER_AFTER_SECONDS, 200);
   for (let i = 0; i < outcomes.length; i += IN_FLIGHT) {
     const answered = await Promise.all(outcomes.slice(i, i + IN_FLIGHT).map((outcome) => deliver(deps, outcome)));
