@@ -14,12 +14,18 @@ export async function confirmOutcome(db: Db, jobId: string): Promise<void> {
   await db('unconfirmed_outcomes').where({ job_id: jobId }).delete();
 }
 
-/** Outcomes that have waited longer than `olderThanSeconds` for Temporal's confirmation, oldest first. */
+/** A delivery no workflow answered: the outcome waits as long again, behind those not tried since. */
+export async function deferOutcome(db: Db, jobId: string): Promise<void> {
+  await db('unconfirmed_outcomes').where({ job_id: jobId }).update({ attempted_at: db.fn.now() });
+}
+
+/** Outcomes unconfirmed for longer than `olderThanSeconds` since they were recorded or last tried, longest first. */
 export async function unconfirmedOutcomes(db: Db, olderThanSeconds: number, limit = 100): Promise<UnconfirmedOutcome[]> {
+  const since = db.raw('coalesce(unconfirmed_outcomes.attempted_at, unconfirmed_outcomes.recorded_at)');
   return db('unconfirmed_outcomes')
     .join('model_jobs', 'model_jobs.job_id', 'unconfirmed_outcomes.job_id')
-    .where('unconfirmed_outcomes.recorded_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
-    .orderBy('unconfirmed_outcomes.recorded_at')
+    .where(since, '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
+    .orderBy(since)
     .limit(limit)
     .select('model_jobs.job_id', 'model_jobs.status', 'model_jobs.output', 'model_jobs.error');
 }

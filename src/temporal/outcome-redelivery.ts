@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { confirmOutcome, unconfirmedOutcomes, type UnconfirmedOutcome } from '../db/unconfirmed-outcomes.repository';
+import { confirmOutcome, deferOutcome, unconfirmedOutcomes, type UnconfirmedOutcome } from '../db/unconfirmed-outcomes.repository';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { JobGateway } from './job-gateway';
 
@@ -45,7 +45,9 @@ async function deliver(deps: { knex: Knex; gateway: JobGateway; log: Logger }, o
   if (report) {
     const delivery = await deps.gateway.complete(jobId, report, DELIVERY_WAIT_SECONDS);
     if (delivery.kind === 'unanswered') {
-      deps.log.warn({ jobId, err: delivery.cause }, "the job's workflow did not answer the recorded outcome; tried again next pass");
+      deps.log.warn({ jobId, err: delivery.cause }, "the job's workflow did not answer its recorded outcome; it is tried again later");
+      // Behind the others: a workflow that never answers (a stuck task) must not hold up the rest.
+      await deferOutcome(deps.knex, jobId);
       return false;
     }
     if (delivery.kind === 'conflict') deps.log.warn({ jobId, reason: delivery.message }, "the job's workflow refused its recorded outcome");
