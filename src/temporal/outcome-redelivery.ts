@@ -28,11 +28,14 @@ function recordedReport(outcome: UnconfirmedOutcome): CompletionReport | undefin
  * One pass over the outcomes Temporal has not confirmed: each is reported again to its workflow as the
  * `completeJob` update. A workflow that lost the first update takes it as its report (its outcome step finds the
  * record final and returns the stored answer and cascade jobs), sets JobStatus, starts the cascades and closes; one
- * that had it answers it as a repeat, and a closed one is not found. Either answer confirms the outcome. A chunk of
- * deliveries with no answer at all (Temporal or the workers away) ends the pass; the next one tries again.
+ * that had it answers it as a repeat, and a closed one is not found. Either answer confirms the outcome. While
+ * Temporal does not answer at all, nothing is tried (or put back); a chunk of deliveries with no answer at all (the
+ * workers away) ends the pass.
  */
 export async function redeliverUnconfirmed(deps: { knex: Knex; gateway: JobGateway; log: Logger; afterSeconds?: number }): Promise<void> {
   const outcomes = await unconfirmedOutcomes(deps.knex, deps.afterSeconds ?? REDELIVER_AFTER_SECONDS, 200);
+  if (outcomes.length === 0) return;
+  await deps.gateway.ping();
   for (let i = 0; i < outcomes.length; i += IN_FLIGHT) {
     const answered = await Promise.all(outcomes.slice(i, i + IN_FLIGHT).map((outcome) => deliver(deps, outcome)));
     if (!answered.some(Boolean)) return;

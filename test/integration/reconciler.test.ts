@@ -11,7 +11,7 @@ import { uuidv7 } from '../../src/ids';
 import { ownDatabase } from '../helpers/own-temporal';
 
 /** A gateway that records what the reconciler asks of Temporal and answers completions as told. */
-function standInGateway(answer: (jobId: string) => CompletionDelivery['kind']) {
+function standInGateway(answer: (jobId: string) => CompletionDelivery['kind'], temporalUp = true) {
   const launched: string[] = [];
   const completed: { jobId: string; report: CompletionReport }[] = [];
   const gateway: JobGateway = {
@@ -29,7 +29,9 @@ function standInGateway(answer: (jobId: string) => CompletionDelivery['kind']) {
       return { kind, cause: new Error('no answer') };
     },
     readiness: async () => ({ ok: true }),
-    ping: async () => undefined,
+    ping: async () => {
+      if (!temporalUp) throw new Error('Temporal is unavailable');
+    },
     cancel: async () => 'closed',
     uiUrl: () => null,
   };
@@ -112,5 +114,21 @@ describe('the reconciler', () => {
     expect(completed.map((c) => c.jobId)).not.toContain(recent);
     expect((await knex('unconfirmed_outcomes').pluck('job_id')).sort()).toEqual([unanswered, recent].sort());
     expect((await findJob(knex, success))?.status).toBe('success');
+    await knex('unconfirmed_outcomes').delete();
+  });
+
+  it('tries no outcome, and puts none back, while Temporal does not answer', async () => {
+    const lost = await job({ status: 'success', output: JSON.stringify({}) });
+    await markUnconfirmed(knex, lost);
+    await knex('unconfirmed_outcomes').update({ recorded_at: new Date(Date.now() - 60000) });
+    const { gateway, completed } = standInGateway(() => 'answered', false);
+    const reconciler = startReconciler({ knex, gateway, log: quiet, everyMs: 3600000, redeliverEveryMs: 3600000 });
+    try {
+      await reconciler.redeliverOnce();
+    } finally {
+      reconciler.stop();
+    }
+    expect(completed).toEqual([]);
+    expect(await knex('unconfirmed_outcomes').select('job_id', 'attempted_at')).toEqual([{ job_id: lost, attempted_at: null }]);
   });
 });

@@ -76,7 +76,7 @@ describe('a completion answered while the Temporal server dies', () => {
       worker: true,
       databaseUrl: db.url,
       temporalAddress: temporal.address,
-      env: { TEMPORAL_ADDRESS: temporal.address, COMPLETION_WAIT_SECONDS: '2' },
+      env: { TEMPORAL_ADDRESS: temporal.address },
       activityInterceptors: [hold.interceptor],
     });
     reconciler = startReconciler({ knex: h.knex, gateway: h.gateway, log: pino({ level: 'silent' }) });
