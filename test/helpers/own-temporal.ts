@@ -2,6 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
+import { Client, Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
+import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server';
 import { startTemporalServer } from '../../src/temporal/server';
 import { createKnex, migrateLatest } from '../../src/db/knex';
@@ -22,6 +25,41 @@ export interface CrashableTemporal {
  * Temporal starts its own: the dev server on a SQLite file, or temporal-server on databases of its own.
  */
 export async function startOwnTemporal(): Promise<CrashableTemporal> {
+  const temporal = await startServer();
+  await untilJobStartsAreTaken(temporal.address);
+  return temporal;
+}
+
+/**
+ * Registers the job search attributes, then waits until a start carrying them is taken: the frontend validates
+ * starts against a cache of the namespace that lags its listing for a few seconds after a registration, and a start
+ * refused then marks its job failed (`start_refused`). The suite's own server gets that time in global-setup.
+ */
+async function untilJobStartsAreTaken(address: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await ensureSearchAttributes(connection, 'default');
+    const client = new Client({ connection });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const probe = await client.workflow.start('searchAttributeProbe', {
+          workflowId: `probe-${process.pid}-${attempt}`,
+          taskQueue: 'no-worker',
+          typedSearchAttributes: JOB_SEARCH_ATTRIBUTES.map((key) => ({ key, value: 'probe' })),
+        });
+        await probe.terminate();
+        return;
+      } catch (err) {
+        if (attempt >= 120) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+async function startServer(): Promise<CrashableTemporal> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'mos-own-temporal-'));
   if ((process.env.TEST_TEMPORAL ?? 'dev') === 'server') {
     const server = await startTemporalServer({
