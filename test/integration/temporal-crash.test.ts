@@ -12,7 +12,8 @@ import { jobStateQuery } from '../../workflows/definitions';
 const MANUAL = { training: { type: 'in_process', name: 'manual' }, inference: { type: 'in_process', name: 'manual' } };
 /**
  * docs/temporal.md, "Completions Temporal lost": the workflow has the recorded outcome within 15 s of Temporal being
- * back (the outcome is delivered again once it is 10 s old, by a pass every 5 s), with room for a loaded machine.
+ * back (the outcome is delivered again once it is 10 s old, by a pass every 5 s), plus a workflow task and the clients'
+ * reconnection (20 s here), with room for a loaded machine.
  */
 const BOUND_MS = 20000 + 10000;
 
