@@ -11,7 +11,7 @@ import type { ServiceMetrics } from '../src/observability/metrics';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, stopTask, DispatchClients, DispatchResult } from './dispatch';
 import { classifiedActivities } from './classified';
-import type { CompletionReport, CompletionResult, StartClaim } from '../workflows/definitions';
+import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '../workflows/definitions';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -89,8 +89,8 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     /** The outcome, its cascade jobs and the completion's answer in one transaction (a local activity of the workflow). */
-    finishJob(jobId: string, report: CompletionReport | null): Promise<FinishedJob> {
-      return step(() => runs.finish(jobId, report));
+    finishJob(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
+      return step(() => runs.finish(jobId, report, via));
     },
 
     /** Starts the workflows of the cascade jobs an outcome created, in a trace linked to the source job's. */

@@ -11,12 +11,17 @@ import { startTemporalServer } from '../src/temporal/server';
 import { freePort } from '../src/temporal/dev-server';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER } from '../src/dev/dev-auth';
 import { startProcess } from './processes';
+import { JOB_STATUS } from '../workflows/search-attributes';
+import { REDELIVER_AFTER_SECONDS } from '../src/temporal/outcome-redelivery';
 
 /**
- * `npm run bench:scale-out [-- --jobs 500]`: two API and two worker processes on the Postgres-backed Temporal
- * server. A burst of inits goes through both APIs, a Lambda stand-in reports each completion to either API, and
- * one worker is SIGKILLed mid-burst and restarted. Prints jobs, final states, dispatches per job, duplicate
- * cascades and workflow runs, and the time it took. Opt-in: not part of `npm test`.
+ * `npm run bench:scale-out [-- --jobs 500] [--kill worker|server] [--down 10]`: two API and two worker processes on
+ * the Postgres-backed Temporal server. A burst of inits goes through both APIs, a Lambda stand-in reports each
+ * completion to either API, and mid-burst one worker (`--kill worker`, the default) or temporal-server itself
+ * (`--kill server`) is SIGKILLed and restarted `--down` seconds later (default 5 for a worker, 10 for the server).
+ * Prints jobs, final states, dispatches per job, duplicate cascades and workflow runs, whether every workflow closed
+ * with the JobStatus of its record, the time from the restart to the last job final and the last workflow closed,
+ * and how many jobs finished more than 15 and 30 s after the restart. Opt-in: not part of `npm test`.
  */
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const arg = (name: string, fallback: number) => {
@@ -25,6 +30,9 @@ const arg = (name: string, fallback: number) => {
 };
 const JOBS = arg('jobs', 500);
 const CONCURRENCY = arg('concurrency', 16);
+const KILL = process.argv.includes('--kill') ? process.argv[process.argv.indexOf('--kill') + 1] : 'worker';
+if (KILL !== 'worker' && KILL !== 'server') throw new Error('--kill must be worker or server');
+const DOWN_SECONDS = arg('down', KILL === 'server' ? 10 : 5);
 const SOURCE_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:scorer';
 const TARGET_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:follow-up';
 
@@ -178,12 +186,44 @@ async function main() {
       if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`);
     }
 
-    console.log(`burst: ${JOBS} inits through 2 APIs, ${CONCURRENCY} in flight; worker-1 is killed with SIGKILL at the half`);
+    const victim = KILL === 'server' ? 'temporal-server' : 'worker-1';
+    console.log(`burst: ${JOBS} inits through 2 APIs, ${CONCURRENCY} in flight; ${victim} is killed with SIGKILL at the half`);
     const burstStart = Date.now();
     let next = 0;
     let accepted = 0;
     const refused: Record<number, number> = {};
     let killed = false;
+    let killedAt = 0;
+    // When the killed process was started again; for the server, when it served again.
+    let restarted: Promise<number> | undefined;
+    // Outcomes Temporal did not confirm in time, which the reconciler reports to their workflows again (docs/temporal.md).
+    const redelivered = new Map<string, number>(); // job id → when its outcome was recorded
+    const sampler = setInterval(() => {
+      void knex('unconfirmed_outcomes')
+        .where('recorded_at', '<', knex.raw(`now() - make_interval(secs => ?)`, [REDELIVER_AFTER_SECONDS]))
+        .select('job_id', 'recorded_at')
+        .then((rows: { job_id: string; recorded_at: Date }[]) => rows.forEach((r) => redelivered.set(r.job_id, r.recorded_at.getTime())))
+        .catch(() => {});
+    }, 500);
+    const kill = () => {
+      killedAt = Date.now();
+      if (KILL === 'server') {
+        restarted = temporal.kill().then(async () => {
+          await sleep(DOWN_SECONDS * 1000);
+          await temporal.restart();
+          console.log(`  temporal-server restarted, serving again after ${DOWN_SECONDS} s down`);
+          return Date.now();
+        });
+        return;
+      }
+      workers[0].kill('SIGKILL');
+      restarted = sleep(DOWN_SECONDS * 1000).then(() => {
+        workers[0] = worker(1);
+        children.push(workers[0]);
+        console.log('  worker-1 restarted');
+        return Date.now();
+      });
+    };
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < JOBS) {
@@ -197,13 +237,8 @@ async function main() {
           else refused[res.status] = (refused[res.status] ?? 0) + 1;
           if (!killed && accepted >= JOBS / 2) {
             killed = true;
-            workers[0].kill('SIGKILL');
-            console.log(`  worker-1 killed after ${accepted} accepted inits (${Date.now() - burstStart} ms into the burst)`);
-            setTimeout(() => {
-              workers[0] = worker(1);
-              children.push(workers[0]);
-              console.log('  worker-1 restarted');
-            }, 5000);
+            kill();
+            console.log(`  ${victim} killed after ${accepted} accepted inits (${Date.now() - burstStart} ms into the burst)`);
           }
         }
       }),
@@ -221,6 +256,17 @@ async function main() {
       600000,
     );
     const totalMs = Date.now() - burstStart;
+    const restartedAt = await restarted!;
+
+    const connection = await TemporalConnection.open({ address: temporal.address });
+    const client = new Client({ connection });
+    // A workflow that lost its completion update waits until the reconciler reports the recorded outcome again.
+    const openWorkflows = async () =>
+      (await client.workflow.count('WorkflowType = "modelJobWorkflow" AND ExecutionStatus = "Running"')).count;
+    await waitFor('every job workflow to close', async () => (await openWorkflows()) === 0, 120000).catch((err: Error) =>
+      console.error(`  ${err.message}`),
+    );
+    clearInterval(sampler);
 
     const states = await knex('model_jobs')
       .select('trigger', 'status')
@@ -231,14 +277,51 @@ async function main() {
     const cascadesPerSource = new Map<string, number>();
     for (const j of jobs) if (j.source_job_id) cascadesPerSource.set(j.source_job_id, (cascadesPerSource.get(j.source_job_id) ?? 0) + 1);
 
-    const connection = await TemporalConnection.open({ address: temporal.address });
-    const client = new Client({ connection });
+    const rows = new Map(
+      (await knex('model_jobs').select('job_id', 'status', 'created_at', 'started_at', 'completed_at')).map((j) => [
+        `job-${j.job_id}`,
+        {
+          status: j.status as string,
+          created: (j.created_at as Date).getTime(),
+          claimed: (j.started_at as Date | null)?.getTime() ?? Infinity,
+          finished: (j.completed_at as Date).getTime(),
+        },
+      ]),
+    );
     const runs = new Map<string, number>();
-    for await (const wf of client.workflow.list({ query: `WorkflowType = "modelJobWorkflow"` }))
+    const closedAt = new Map<string, number>();
+    let open = 0;
+    let statusDiffers = 0;
+    for await (const wf of client.workflow.list({ query: `WorkflowType = "modelJobWorkflow"` })) {
       runs.set(wf.workflowId, (runs.get(wf.workflowId) ?? 0) + 1);
+      if (wf.status.name === 'RUNNING') open++;
+      closedAt.set(wf.workflowId, wf.closeTime?.getTime() ?? Infinity);
+      if (wf.typedSearchAttributes.get(JOB_STATUS) !== rows.get(wf.workflowId)?.status) statusDiffers++;
+    }
     await connection.close();
+    const afterRestart = (ms: number) => ((ms - restartedAt) / 1000).toFixed(1);
+    const last = (ids: string[], of: (id: string) => number) => Math.max(...ids.map(of));
+    /** Jobs by when they were created: in flight at the kill, or created while the killed process was away. */
+    const created = (from: number, to: number) =>
+      [...rows.entries()].filter(([, r]) => r.created >= from && r.created < to).map(([id]) => id);
+    // A row whose workflow start was cut off waits for the reconciler's pending-row pass (30 s after the row, every 15 s).
+    const finalAfter = (ids: string[], seconds: number) => ids.filter((id) => rows.get(id)!.finished > restartedAt + seconds * 1000).length;
+    const startedLate = (ids: string[]) => ids.filter((id) => rows.get(id)!.claimed - rows.get(id)!.created > 30000).length;
+    const cohort = (name: string, ids: string[]) =>
+      `  ${name}: ${ids.length}` +
+      (ids.length
+        ? `; the last final ${afterRestart(last(ids, (id) => rows.get(id)!.finished))} s, its workflow closed ${afterRestart(last(ids, (id) => closedAt.get(id)!))} s after the restart; ` +
+          `final more than 15 s after the restart: ${finalAfter(ids, 15)}, more than 30 s: ${finalAfter(ids, 30)}; ` +
+          `claimed by their workflow more than 30 s after the row was written: ${startedLate(ids)}`
+        : '');
+    // Each such outcome's wait: from its commit (or the restart, when Temporal was away then) to its workflow closing.
+    const redeliveryWaits = [...redelivered].map(
+      ([id, recordedAt]) => (closedAt.get(`job-${id}`)! - Math.max(recordedAt, restartedAt)) / 1000,
+    );
 
-    console.log('\nscale-out results (2 APIs, 2 workers, Postgres-backed Temporal, 4 history shards)');
+    console.log(
+      `\nscale-out results (2 APIs, 2 workers, Postgres-backed Temporal, 4 history shards; ${victim} SIGKILLed, ${DOWN_SECONDS} s down)`,
+    );
     console.log(
       `  inits accepted: ${accepted} of ${JOBS}${Object.keys(refused).length ? `, refused: ${JSON.stringify(refused)}` : ''} in ${burstMs} ms`,
     );
@@ -252,6 +335,19 @@ async function main() {
     console.log(`  duplicate cascade jobs: ${[...cascadesPerSource.values()].filter((n) => n > 1).length}`);
     console.log(
       `  workflow runs: ${[...runs.values()].reduce((a, b) => a + b, 0)} for ${runs.size} workflow ids; ids with more than one run: ${[...runs.values()].filter((n) => n > 1).length}`,
+    );
+    console.log(`  workflows still open: ${open}; closed with a JobStatus other than the record's: ${statusDiffers}`);
+    console.log(
+      `  outcomes Temporal did not confirm within ${REDELIVER_AFTER_SECONDS} s, reported again by the reconciler: ${redelivered.size}` +
+        (redelivered.size
+          ? `; from their commit (or the restart, if later) to their workflow closed: at most ${Math.max(...redeliveryWaits).toFixed(1)} s`
+          : ''),
+    );
+    console.log(cohort('jobs in flight at the kill', created(0, killedAt)));
+    console.log(cohort(`jobs created while ${victim} was away (to its restart)`, created(killedAt, restartedAt)));
+    console.log(cohort('all jobs', [...rows.keys()]));
+    console.log(
+      `  after ${victim}'s restart, the last workflow closed ${afterRestart(Math.max(...closedAt.values()))} s (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`,
     );
     console.log(
       `  time: burst ${(burstMs / 1000).toFixed(1)} s, until every job was final ${(totalMs / 1000).toFixed(1)} s, whole run ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -25,6 +25,13 @@ export interface CompletionReport {
   error?: Record<string, unknown>;
 }
 
+/**
+ * How the report reached the workflow: the `completeJob` update (from the completion route), or the dispatch's own
+ * result (an in-process handler). An update's report is not durable until the workflow task that takes it is
+ * persisted, so its recorded outcome waits for Temporal's confirmation (docs/temporal.md, "Completions Temporal lost").
+ */
+export type ReportVia = 'update' | 'dispatch';
+
 /** Whether this workflow run owns its job; a run that does not returns the recorded answer and does nothing. */
 export type StartClaim = { owned: true } | { owned: false; result: CompletionResult };
 

@@ -19,6 +19,7 @@ import {
   CompletionReport,
   CompletionResult,
   ModelJobInput,
+  ReportVia,
   COMPLETION_CONFLICT,
   TriggeredEvent,
 } from './definitions';
@@ -75,6 +76,9 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
   const { jobId } = input;
   let phase = 'dispatching';
   let report: CompletionReport | undefined;
+  // Passed to the outcome step, which marks an update's report unconfirmed (docs/temporal.md, "Completions Temporal
+  // lost"). An argument of a local activity, not a command: replay compares only its type and id, so no patch.
+  let reportVia: ReportVia = 'dispatch';
   let timedOut = false;
   let cancelled = false;
   let result: CompletionResult | undefined;
@@ -95,7 +99,10 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
           nonRetryable: true,
         });
       }
-      report ??= incoming;
+      if (!report) {
+        report = incoming;
+        reportVia = 'update';
+      }
       try {
         await condition(() => result !== undefined || cancelled);
       } catch (err) {
@@ -155,7 +162,7 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
 
     phase = 'recording';
     if (patched(ONE_STEP_OUTCOME)) {
-      const finished = await localDb.finishJob(jobId, timedOut ? null : report!);
+      const finished = await localDb.finishJob(jobId, timedOut ? null : report!, reportVia);
       upsertSearchAttributes([{ key: JOB_STATUS, value: finished.status }]);
       if (finished.status === 'cancelled') return await refuseAfterCancel(finished.result);
       // The answer is known with the commit: completions get it now, and the cascades start after.

@@ -189,13 +189,20 @@ export async function storeCompletionResult(db: Db, jobId: string, result: Compl
     .update({ completion_result: JSON.stringify(result), updated_at: db.fn.now() });
 }
 
-/** Jobs whose workflow may never have started (the API died between commit and start). */
-export async function staleOrphans(db: Db, olderThanSeconds: number, limit = 100): Promise<JobView[]> {
-  return jobViews(db)
+/** Jobs whose workflow may never have started (the API died between commit and start), oldest first; `after` the last of a previous batch. */
+export async function staleOrphans(
+  db: Db,
+  olderThanSeconds: number,
+  limit = 100,
+  after?: Pick<JobRow, 'created_at' | 'job_id'>,
+): Promise<JobView[]> {
+  const query = jobViews(db)
     .where('model_jobs.status', 'pending')
     .where('model_jobs.created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
-    .orderBy('model_jobs.created_at')
+    .orderBy([{ column: 'model_jobs.created_at' }, { column: 'model_jobs.job_id' }])
     .limit(limit);
+  if (after) query.whereRaw('(model_jobs.created_at, model_jobs.job_id) > (?, ?)', [after.created_at, after.job_id]);
+  return query;
 }
 
 export interface JobFilter {

@@ -5,7 +5,8 @@ import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
 import { setStatusFromJob, lockServiceByUuid } from '../db/services.repository';
 import type { UserSchemaCompiler } from './json-schemas';
-import type { CompletionReport } from '../../workflows/definitions';
+import { markUnconfirmed } from '../db/unconfirmed-outcomes.repository';
+import type { CompletionReport, ReportVia } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
 import { webhookEvents } from '../webhooks/outbox';
 import { planCascades } from './cascades';
@@ -80,11 +81,13 @@ export interface FinishedJob {
  * effects like `recordOutcome`, creates the cascade jobs a success fires (`planCascades`) and stores the
  * completion's answer, all in one transaction. `report` null means the deadline passed. Idempotent: a re-run after
  * the commit finds the job final and returns the stored answer with the same cascade jobs (starting them is too).
+ * A report that came by the completion update is marked unconfirmed until Temporal answers that update.
  */
 export async function finishJob(
   deps: { knex: Knex; schemas: UserSchemaCompiler; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics },
   jobId: string,
   report: CompletionReport | null,
+  via: ReportVia = 'dispatch',
 ): Promise<FinishedJob> {
   let count: (() => void) | undefined;
   const finished = await inTransaction(deps.knex, async (trx): Promise<FinishedJob> => {
@@ -106,6 +109,9 @@ export async function finishJob(
 
     await settleFinished(trx, deps, { ...job, ...changed }, report);
     await jobs.insertCascadeJobs(trx, plan.jobs);
+    // The update that brought this report lives in the server's memory until this workflow task is persisted; a
+    // server lost meanwhile loses it while this commit stands, so the reconciler delivers it again unless confirmed.
+    if (report && via === 'update') await markUnconfirmed(trx, jobId);
     count = () => {
       deps.metrics?.jobFinished(job.job_type, status, Math.max(0, (Date.now() - job.created_at.getTime()) / 1000));
       deps.metrics?.cascadeFinished(plan.jobs.length, plan.triggered.length - plan.jobs.length);

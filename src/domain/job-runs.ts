@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import * as jobs from '../db/jobs.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { Handler } from '../shapes';
-import type { CompletionReport, CompletionResult, StartClaim } from '../../workflows/definitions';
+import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '../../workflows/definitions';
 import type { JobGateway } from '../temporal/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
@@ -114,8 +114,8 @@ export function createJobRuns(deps: {
     },
 
     /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `finishJob`). */
-    finish(jobId: string, report: CompletionReport | null): Promise<FinishedJob> {
-      return finishJob(deps, jobId, report);
+    finish(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
+      return finishJob(deps, jobId, report, via);
     },
 
     /**

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
+import { confirmOutcome } from '../db/unconfirmed-outcomes.repository';
 import { WorkflowStartRefused, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
 import { markStartRefused, recordCancellation } from './job-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
@@ -129,6 +130,14 @@ export function createJobsService(deps: {
     return job.completion_result;
   }
 
+  /**
+   * Temporal answered the update, so its history holds the outcome: the reconciler need not deliver it again. A failed
+   * write is logged, not answered: it costs only that redelivery, which the workflow answers like a repeat.
+   */
+  async function confirm(jobId: string): Promise<void> {
+    await confirmOutcome(knex, jobId).catch((err: unknown) => log.warn({ err, jobId }, 'could not mark the outcome confirmed'));
+  }
+
   /** The completion through the workflow's `completeJob` update, or from the record once the answer is stored. */
   async function completeJob(
     principal: Principal,
@@ -144,10 +153,12 @@ export function createJobsService(deps: {
     const delivery = await gateway.complete(jobId, report, deps.completionWaitSeconds);
     switch (delivery.kind) {
       case 'answered':
+        await confirm(jobId);
         return delivery.result;
       case 'conflict':
         throw new ConflictError(delivery.message);
       case 'closed':
+        await confirm(jobId);
         // The workflow closed between our read and the update: the record now holds the answer.
         return answerFromRecord((await repo.findJob(knex, jobId))!, report);
       case 'unanswered': {

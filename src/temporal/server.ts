@@ -20,6 +20,10 @@ export interface TemporalServer {
   /** The two Postgres databases the server keeps its state in. */
   databases: { main: string; visibility: string };
   stop(): Promise<void>;
+  /** SIGKILLs temporal-server (a crash, for fault tests and the scale-out bench); resolves once it is gone. */
+  kill(): Promise<void>;
+  /** Starts temporal-server again on the same configuration and ports; resolves once it serves the namespace. */
+  restart(): Promise<void>;
 }
 
 export interface TemporalServerOptions {
@@ -221,11 +225,13 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     }),
   );
 
-  const server = spawnLogged(
-    binary('temporal-server'),
-    ['--root', options.workDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
-    options.onOutput,
-  );
+  const spawnServer = () =>
+    spawnLogged(
+      binary('temporal-server'),
+      ['--root', options.workDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
+      options.onOutput,
+    );
+  let server = spawnServer();
   const killOnExit = () => server.child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const address = `127.0.0.1:${ports.frontendGrpc}`;
@@ -233,6 +239,17 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const stop = async () => {
     process.removeListener('exit', killOnExit);
     for (const c of children.reverse()) await stopChild(c.child, c.exited, 15000);
+  };
+  const kill = async () => {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+    server.child.kill('SIGKILL');
+    await server.exited;
+  };
+  const restart = async () => {
+    await kill();
+    server = spawnServer();
+    children[0] = server;
+    await ensureNamespace(address, namespace, server.child, 90000);
   };
   try {
     await ensureNamespace(address, namespace, server.child, 90000);
@@ -254,7 +271,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       uiUrl = `http://127.0.0.1:${uiPort}`;
       await waitForHttp(uiUrl, ui.child, 30000);
     }
-    return { address, uiUrl, databases: { main, visibility }, stop };
+    return { address, uiUrl, databases: { main, visibility }, stop, kill, restart };
   } catch (err) {
     await stop();
     throw err;

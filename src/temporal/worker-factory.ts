@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, WorkerOptions, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Knex } from 'knex';
@@ -37,6 +37,8 @@ export interface WorkerDeps {
   metrics?: ServiceMetrics;
   /** Activity and workflow spans; a prebuilt `workflowBundle` must then contain the tracing workflow interceptors. */
   tracing?: Tracing;
+  /** More activity interceptors, after the tracing ones (fault tests hold an activity at a chosen instant). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 /** The job worker: workflows/ plus the activities closing over the given dependencies. */
@@ -85,6 +87,10 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
     maxCachedWorkflows: config.workerMaxCachedWorkflows,
     ...deps.tracing?.workerOptions,
+    interceptors: {
+      ...deps.tracing?.workerOptions.interceptors,
+      activity: [...(deps.tracing?.workerOptions.interceptors.activity ?? []), ...(deps.activityInterceptors ?? [])],
+    },
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
   });
   return { worker, connection };

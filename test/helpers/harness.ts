@@ -52,6 +52,8 @@ export interface HarnessOptions {
   remoteIdp?: { jwksUrl: string; issuer: string; audience: string };
   /** Spans from the API, the client and the worker; the worker then bundles its workflows with the tracing interceptors. */
   tracing?: Tracing;
+  /** Activity interceptors of the worker (e.g. to hold a step after it committed, while a test crashes Temporal). */
+  activityInterceptors?: import('@temporalio/worker').ActivityInterceptorsFactory[];
 }
 
 /** A unique id for this test's tenants and models, so tests never depend on each other. */
@@ -177,6 +179,7 @@ export class Harness {
       workflowBundle: this.options.tracing ? undefined : { codePath: testEnv.workflowBundlePath },
       metrics: this.metrics,
       tracing: this.options.tracing,
+      activityInterceptors: this.options.activityInterceptors,
       // Tests provoke activity failures on purpose; the SDK would log each one.
       sdkLogLevel: 'ERROR',
     });

@@ -86,6 +86,7 @@ describe('a job runs exactly once', () => {
       gateway: h.gateway,
       log: pino({ level: 'silent' }),
       everyMs: 3_600_000,
+      redeliverEveryMs: 3_600_000,
       graceSeconds: 0,
     });
     try {

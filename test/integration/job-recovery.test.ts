@@ -92,6 +92,7 @@ describe('deadlines and recovery', () => {
       gateway: h.gateway,
       log: pino({ level: 'silent' }),
       everyMs: 3600000,
+      redeliverEveryMs: 3600000,
       graceSeconds: 30,
     });
     try {

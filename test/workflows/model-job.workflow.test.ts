@@ -120,7 +120,8 @@ describe('modelJobWorkflow', () => {
       { subscription_id: 'sub-3', job_id: 'cascade-3' },
     ]);
     expect(activities.finishJob).toHaveBeenCalledTimes(1);
-    expect(activities.finishJob).toHaveBeenCalledWith('wf-cascade', { status: 'success', output: { path: 's3://out' } });
+    // Reported by update: the outcome step marks it unconfirmed until Temporal answers the update (docs/temporal.md).
+    expect(activities.finishJob).toHaveBeenCalledWith('wf-cascade', { status: 'success', output: { path: 's3://out' } }, 'update');
     expect(activities.launchJobs).toHaveBeenCalledWith(['cascade-1', 'cascade-3']);
     expect(activities.recordCompletion).not.toHaveBeenCalled();
   });
@@ -134,6 +135,8 @@ describe('modelJobWorkflow', () => {
       return { workflowId: handle.workflowId, value: (await handle.result()) as CompletionResult };
     });
     expect(result).toEqual({ job_id: 'wf-inproc', model_id: 'm', model_version: '1', status: 'success', triggered_events: [] });
+    // A result of the dispatch activity is in the history already: nothing to confirm.
+    expect(activities.finishJob).toHaveBeenCalledWith('wf-inproc', { status: 'success', output: { sum: 3 } }, 'dispatch');
   });
 
   it('times out at the deadline and closes, refusing a completion that arrives while the time-out is recorded', async () => {
@@ -159,7 +162,7 @@ describe('modelJobWorkflow', () => {
       return { workflowId: handle.workflowId, value: late };
     });
     expect(activities.finishJob).toHaveBeenCalledTimes(1);
-    expect(activities.finishJob).toHaveBeenCalledWith('wf-deadline', null);
+    expect(activities.finishJob).toHaveBeenCalledWith('wf-deadline', null, 'dispatch');
     // The workflow closes in the task that recorded the time-out; a report held meanwhile is refused as closed, and
     // the API answers it from the job's record (a 409: the job already timed out).
     expect(late).toBeInstanceOf(WorkflowNotFoundError);
@@ -247,10 +250,11 @@ describe('modelJobWorkflow', () => {
       return { workflowId: handle.workflowId, value: (await handle.result()) as CompletionResult };
     });
     expect(result.status).toBe('failure');
-    expect(activities.finishJob).toHaveBeenCalledWith('wf-refused', {
-      status: 'failure',
-      error: { message: 'dispatch failed: function not found' },
-    });
+    expect(activities.finishJob).toHaveBeenCalledWith(
+      'wf-refused',
+      { status: 'failure', error: { message: 'dispatch failed: function not found' } },
+      'dispatch',
+    );
   });
 
   it('closes as cancelled when cancelled while awaiting the report: records the cancel, refuses a later report, fires nothing', async () => {
