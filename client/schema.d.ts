@@ -1340,6 +1340,9 @@ export interface components {
              * @enum {unknown}
              */
             status: "active" | "suspended";
+            limits: components["schemas"]["TenantLimits"];
+            /** @description What a platform administrator set for this tenant; null: the defaults apply */
+            limits_override: components["schemas"]["LimitsOverride"] | null;
             /**
              * Format: date-time
              * @description When the resource was created
@@ -1351,9 +1354,33 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description The limits that apply to the tenant: the service's configured defaults, each replaced by the tenant's override (docs/fairness.md) */
+        TenantLimits: {
+            /** @description Jobs the tenant may start per second on average (the refill rate of its token bucket); a start past the bucket is a 429 */
+            jobs_per_second: number;
+            /** @description Jobs the tenant may start at once after a quiet spell (the size of its token bucket) */
+            burst: number;
+            /** @description Started, unfinished jobs the tenant may have; a job past it is accepted (202) and waits as `pending` with a `queued_reason` until one of its jobs finishes; null: no cap */
+            max_running_jobs: number | null;
+            /** @description The tenant's share of job dispatch in Temporal's task-queue fairness, against 1.0 for a tenant on the defaults */
+            fairness_weight: number;
+        };
+        /** @description Per-tenant limits a platform administrator sets; a field left out keeps the default */
+        LimitsOverride: {
+            /** @description Jobs the tenant may start per second on average (the refill rate of its token bucket); a start past the bucket is a 429 */
+            jobs_per_second?: number;
+            /** @description Jobs the tenant may start at once after a quiet spell (the size of its token bucket) */
+            burst?: number;
+            /** @description Started, unfinished jobs the tenant may have; a job past it is accepted (202) and waits as `pending` with a `queued_reason` until one of its jobs finishes */
+            max_running_jobs?: number;
+            /** @description The tenant's share of job dispatch in Temporal's task-queue fairness, against 1.0 for a tenant on the defaults */
+            fairness_weight?: number;
+        };
         UpsertClientRequest: {
             /** @description Display name; omitted keeps the current one */
             name?: string;
+            /** @description The tenant's limits override (administrators only, like the whole operation): replaces the current one; `null` or `{}` removes it, so the defaults apply; omitted keeps it */
+            limits?: components["schemas"]["LimitsOverride"] | null;
         };
         ClientStatusRequest: {
             /**
@@ -1716,6 +1743,8 @@ export interface components {
             departure_datetime: string;
             /** @description Feature values, validated against the default assignment's frozen feature schema; `{}` for none */
             static_features: Record<string, unknown>;
+            /** @description The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4) */
+            priority?: number;
         };
         UpdateServiceRequest: {
             /**
@@ -1781,6 +1810,8 @@ export interface components {
             input?: Record<string, unknown>;
             /** @description Free-form metadata stored on the job */
             metadata?: Record<string, unknown>;
+            /** @description The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4) */
+            priority?: number;
         };
         /** @description A training or inference run of a model version: one Temporal workflow, `job-<job_id>` */
         ModelJob: {
@@ -1848,6 +1879,10 @@ export interface components {
             temporal_workflow_id: string;
             /** @description The workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known */
             temporal_url: string | null;
+            /** @description Its priority, 1 (first) to 5: the one the request named, or the default of its trigger */
+            priority: number;
+            /** @description Why a `pending` job has not started: its tenant is at max_running_jobs, and it starts when one of the tenant's jobs finishes; null otherwise */
+            queued_reason: string | null;
         };
         CancelJobRequest: {
             /** @description Why the job is cancelled; stored on the job as cancel_reason */

@@ -4,6 +4,7 @@ import * as jobWorkflowRun from './20261123000000_job_workflow_run';
 import * as webhooks from './20261201000000_webhooks';
 import * as jobLineageAndSearch from './20261210000000_job_lineage_and_search';
 import * as changeSafety from './20261220000000_change_safety';
+import * as tenantLimits from './20261230000000_tenant_limits';
 
 /** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
 const migrations: Record<string, Knex.Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201000000_webhooks': webhooks,
   '20261210000000_job_lineage_and_search': jobLineageAndSearch,
   '20261220000000_change_safety': changeSafety,
+  '20261230000000_tenant_limits': tenantLimits,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

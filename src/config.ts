@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
-import { commaSeparated, ConfigError, integer, type Env } from './env-values';
+import { commaSeparated, ConfigError, integer, decimal, type Env } from './env-values';
+import type { LimitDefaults } from './domain/limits';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -45,7 +46,16 @@ export interface Config {
     completionWaitSeconds: number;
     /** Whether this worker process runs the reconciler of pending job rows (JOB_RECONCILER=off: another one does). */
     reconcilerEnabled: boolean;
+    /**
+     * Whether job workflows carry their tenant as Temporal fairness key (and their priority), and the API's starts
+     * take turns by tenant (JOB_FAIRNESS=off: neither, as before; docs/fairness.md).
+     */
+    fairness: boolean;
   };
+  /** Defaults of the per-tenant and per-caller limits; a tenant's override replaces them (docs/fairness.md). */
+  limits: LimitDefaults;
+  /** Metric series labelled by tenant id rather than by tenant class (METRICS_PER_TENANT=on; unbounded with tenants). */
+  metricsPerTenant: boolean;
   /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
   /** Browser origins allowed to call the API (CORS); empty: CORS off. `*` allows any origin. */
@@ -78,6 +88,13 @@ function optionalPort(env: Env, name: string): number | undefined {
   const port = integer(env, name, 0, 1);
   if (port > 65535) throw new ConfigError(`${name} must be a port (1-65535), got "${env[name]}"`);
   return port;
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+  return raw === 'on';
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -185,7 +202,16 @@ export function loadConfig(env: Env = process.env): Config {
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
       reconcilerEnabled: env.JOB_RECONCILER !== 'off',
       completionWaitSeconds: integer(env, 'COMPLETION_WAIT_SECONDS', 10),
+      fairness: onOff(env, 'JOB_FAIRNESS', true),
     },
+    limits: {
+      jobsPerSecond: decimal(env, 'TENANT_JOBS_PER_SECOND', 50),
+      jobsBurst: integer(env, 'TENANT_JOBS_BURST', 200),
+      maxRunningJobs: integer(env, 'TENANT_MAX_RUNNING_JOBS', 0, 0),
+      requestsPerSecond: decimal(env, 'CALLER_REQUESTS_PER_SECOND', 200),
+      requestsBurst: integer(env, 'CALLER_REQUESTS_BURST', 400),
+    },
+    metricsPerTenant: onOff(env, 'METRICS_PER_TENANT', false),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
     corsAllowedOrigins: parseAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
     logLevel,

@@ -33,6 +33,8 @@ export interface TemporalServerOptions {
   port?: number;
   uiPort?: number;
   headless?: boolean;
+  /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
+  dynamicConfig?: Record<string, number | boolean>;
   historyShards?: number;
   onOutput?: (line: string) => void;
 }
@@ -201,7 +203,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const configDir = path.join(options.workDir, 'config');
   mkdirSync(configDir, { recursive: true });
   const dynamicConfig = path.join(configDir, 'dynamic-config.yaml');
-  writeFileSync(dynamicConfig, dynamicConfigYaml());
+  writeFileSync(dynamicConfig, dynamicConfigYaml(options.dynamicConfig));
   writeFileSync(
     path.join(configDir, 'production.yaml'),
     serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports, dynamicConfig }),
