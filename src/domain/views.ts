@@ -123,6 +123,8 @@ export function toJob(row: JobView, temporal: { workflowId(jobId: string): strin
     completed_at: iso(row.completed_at),
     temporal_workflow_id: temporal.workflowId(row.job_id),
     temporal_url: temporal.uiUrl(row.job_id),
+    priority: row.priority,
+    queued_reason: row.queued_reason,
   };
 }
 
