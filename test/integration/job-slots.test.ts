@@ -1,5 +1,6 @@
 import { Harness } from '../helpers/harness';
 import { activeModel, tenantWithDomain, initService, eventually } from '../helpers/fixtures';
+import { parseSamples, valueOf } from '../helpers/prometheus';
 
 const MANUAL = { training: { type: 'in_process', name: 'manual' }, inference: { type: 'in_process', name: 'manual' } };
 
@@ -39,6 +40,10 @@ describe('max_running_jobs', () => {
     expect((await complete(first)).status).toBe(200);
     await eventually(statusIs(extra.body.job_id, 'running'), 20000, 'the held job running once the first finished');
     expect((await job(extra.body.job_id)).queued_reason).toBeNull();
+    const samples = parseSamples((await h.api('GET', '/metrics', { token: null })).body);
+    for (const name of ['mos_jobs_queued_total', 'mos_jobs_released_total'])
+      expect(valueOf(samples, name, { trigger: 'service_init', tenant: 'custom' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(samples, 'mos_job_schedule_to_start_seconds_count', { trigger: 'service_init', tenant: 'default' })).toBeGreaterThanOrEqual(1);
     await complete(extra.body.job_id);
     await complete(others);
   });

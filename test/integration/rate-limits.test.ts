@@ -6,6 +6,7 @@ import { freePort } from '../../src/temporal/dev-server';
 import { spawnApiProcess, killHard } from '../helpers/worker-process';
 import { testEnv } from '../helpers/test-env';
 import { ISSUER, AUDIENCE } from '../helpers/tokens';
+import { parseSamples, valueOf } from '../helpers/prometheus';
 
 /** A rate so slow that no token comes back while a test runs: each bucket holds exactly its burst. */
 const NO_REFILL = 0.01;
@@ -47,6 +48,9 @@ describe('admission limits', () => {
     // The service the refused init would have written does not exist, and only the two accepted jobs do.
     expect((await h.api('GET', `${t.base}/service/s3`)).status).toBe(404);
     expect(await jobCount(t.clientId)).toBe(2);
+    // Counted by tenant class, not by tenant id.
+    const samples = parseSamples((await h.api('GET', '/metrics', { token: null })).body);
+    expect(valueOf(samples, 'mos_requests_throttled_total', { limit: 'jobs', tenant: 'custom' })).toBeGreaterThanOrEqual(1);
   });
 
   it("applies a tenant's override at once and falls back to the defaults when it is removed", async () => {
