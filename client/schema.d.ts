@@ -2413,6 +2413,19 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description Over a rate limit (docs/fairness.md): the tenant's job starts past its `jobs_per_second` and `burst`, or a tenant caller's requests past the per-caller limit; the message names the limit. Nothing was written. */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The database or Temporal is unreachable; retry later */
         Unavailable: {
             headers: {
@@ -2446,6 +2459,12 @@ export interface components {
     headers: {
         /** @description The request id: the X-Request-Id the caller sent when sane, else a new UUID. Logged with the request. */
         RequestId: string;
+        /** @description Seconds to wait before the request can succeed */
+        RetryAfter: number;
+        /** @description The limits the request was counted against (IETF draft-ietf-httpapi-ratelimit-headers): `"requests"` (per caller of a tenant) and `"jobs"` (job starts per tenant), each with its quota `q` (the bucket size, `burst`) and window `w` in seconds (the time the bucket takes to refill whole), e.g. `"jobs";q=200;w=4` */
+        RateLimitPolicy: string;
+        /** @description The state of each limit after this request: `r` requests (or job starts) left now, `t` seconds until the next one when none is left, else until the bucket is full, e.g. `"jobs";r=0;t=1` */
+        RateLimit: string;
         /** @description `Bearer` when no token was sent; `Bearer error="invalid_token", error_description="..."` when the token was refused (RFC 6750) */
         WwwAuthenticate: string;
     };
@@ -2615,6 +2634,17 @@ export interface operations {
                      *           "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *           "name": "Globex Airways",
                      *           "status": "active",
+                     *           "limits": {
+                     *             "jobs_per_second": 20,
+                     *             "burst": 50,
+                     *             "max_running_jobs": 100,
+                     *             "fairness_weight": 1
+                     *           },
+                     *           "limits_override": {
+                     *             "burst": 50,
+                     *             "jobs_per_second": 20,
+                     *             "max_running_jobs": 100
+                     *           },
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         }
@@ -2633,6 +2663,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2661,6 +2692,17 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 20,
+                     *         "burst": 50,
+                     *         "max_running_jobs": 100,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": {
+                     *         "burst": 50,
+                     *         "jobs_per_second": 20,
+                     *         "max_running_jobs": 100
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2672,6 +2714,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2709,6 +2752,17 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 20,
+                     *         "burst": 50,
+                     *         "max_running_jobs": 100,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": {
+                     *         "burst": 50,
+                     *         "jobs_per_second": 20,
+                     *         "max_running_jobs": 100
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2729,6 +2783,13 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 50,
+                     *         "burst": 200,
+                     *         "max_running_jobs": null,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": null,
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2741,6 +2802,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2778,6 +2840,17 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 20,
+                     *         "burst": 50,
+                     *         "max_running_jobs": 100,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": {
+                     *         "burst": 50,
+                     *         "jobs_per_second": 20,
+                     *         "max_running_jobs": 100
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2790,6 +2863,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2885,7 +2959,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000008",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000021",
@@ -2921,7 +2997,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000007",
@@ -2961,7 +3039,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "priority": 2,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000022",
@@ -2997,7 +3077,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000022",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3014,6 +3096,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3069,6 +3152,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3143,6 +3227,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3184,6 +3269,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3235,6 +3321,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3313,6 +3400,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3369,6 +3457,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3464,6 +3553,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3566,6 +3656,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3638,6 +3729,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3692,6 +3784,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3775,6 +3868,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3830,6 +3924,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3887,6 +3982,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3953,6 +4049,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4003,6 +4100,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4095,6 +4193,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4156,6 +4255,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4264,6 +4364,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4353,6 +4454,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4433,6 +4535,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4488,6 +4591,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4564,6 +4668,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4621,6 +4726,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4689,6 +4795,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4828,6 +4935,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4918,6 +5026,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5023,6 +5132,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5140,6 +5250,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5255,6 +5366,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5310,6 +5422,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5378,6 +5491,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5460,6 +5574,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5514,6 +5629,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5570,6 +5686,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5638,7 +5755,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000004",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000007",
@@ -5678,7 +5797,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "priority": 2,
+                     *           "queued_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5695,6 +5816,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5763,7 +5885,9 @@ export interface operations {
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
                      *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *       "priority": 2,
+                     *       "queued_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5773,6 +5897,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5837,7 +5962,9 @@ export interface operations {
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
                      *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *       "priority": 2,
+                     *       "queued_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5847,6 +5974,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5938,7 +6066,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "priority": 2,
+                     *           "queued_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5955,6 +6085,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6031,6 +6162,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6093,7 +6225,9 @@ export interface operations {
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
                      *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003",
+                     *       "priority": 4,
+                     *       "queued_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -6105,6 +6239,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6145,6 +6280,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6235,6 +6371,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6298,6 +6435,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6360,6 +6498,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6409,6 +6548,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6460,6 +6600,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6522,6 +6663,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6588,6 +6730,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6661,6 +6804,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6714,6 +6858,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6782,6 +6927,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6834,6 +6980,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6872,6 +7019,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6922,6 +7070,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6995,6 +7144,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7054,6 +7204,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7114,6 +7265,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7177,6 +7329,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7245,6 +7398,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7295,6 +7449,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7356,6 +7511,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7406,6 +7562,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7442,6 +7599,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7490,6 +7648,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7561,6 +7720,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7618,6 +7778,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7676,6 +7837,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };

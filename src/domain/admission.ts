@@ -12,7 +12,15 @@ function decision(policy: LimitDecision['policy'], holder: string, state: Bucket
   const remaining = Math.max(0, Math.floor(state.tokens));
   const untilNext = Math.ceil((1 - state.tokens) / rate);
   const untilFull = Math.ceil((burst - state.tokens) / rate);
-  return { policy, holder, allowed: state.allowed, remaining, resetSeconds: Math.max(1, remaining > 0 ? untilFull : untilNext), rate, burst };
+  return {
+    policy,
+    holder,
+    allowed: state.allowed,
+    remaining,
+    resetSeconds: Math.max(1, remaining > 0 ? untilFull : untilNext),
+    rate,
+    burst,
+  };
 }
 
 /**
@@ -36,7 +44,14 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
     async request(principal: Principal): Promise<LimitDecision | undefined> {
       if (defaults.requestsPerSecond <= 0 || visibleTenants(principal) === undefined) return undefined;
       const caller = `${principal.kind === 'machine' ? 'client' : 'user'}:${actorOf(principal) ?? principal.subject}`;
-      const d = await take(deps.knex, 'requests', `requests:${caller}`, `caller ${caller}`, defaults.requestsPerSecond, defaults.requestsBurst);
+      const d = await take(
+        deps.knex,
+        'requests',
+        `requests:${caller}`,
+        `caller ${caller}`,
+        defaults.requestsPerSecond,
+        defaults.requestsBurst,
+      );
       if (!d.allowed) {
         metrics?.requestThrottled('requests', 'caller');
         throw new RateLimitedError(d);
@@ -49,7 +64,10 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
      * bucket, with its override of the defaults. Answers the tenant's limits, for its running-job cap. Jobs of no
      * tenant (the global model routes, platform callers only) take no token.
      */
-    async job(trx: Db, clientId: string | null): Promise<{ limits: TenantLimits; override: LimitsOverride | null; decision?: LimitDecision }> {
+    async job(
+      trx: Db,
+      clientId: string | null,
+    ): Promise<{ limits: TenantLimits; override: LimitsOverride | null; decision?: LimitDecision }> {
       const override = clientId ? ((await findClient(trx, clientId))?.limits ?? null) : null;
       const limits = effectiveLimits(defaults, override);
       if (!clientId || limits.jobs_per_second <= 0) return { limits, override };

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import * as repo from '../db/jobs.repository';
 import { findClient } from '../db/clients.repository';
 import type { Db } from '../db/types';

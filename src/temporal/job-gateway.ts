@@ -199,7 +199,9 @@ export function createJobGateway(options: {
               depth: job.cascade_depth,
               rerun_of: job.rerun_of,
               // What the task queue balances and orders its tasks by (docs/fairness.md); shown in the Web UI.
-              ...(priority ? { fairness_key: priority.fairnessKey, fairness_weight: priority.fairnessWeight, priority: priority.priorityKey } : {}),
+              ...(priority
+                ? { fairness_key: priority.fairnessKey, fairness_weight: priority.fairnessWeight, priority: priority.priorityKey }
+                : {}),
             },
             staticSummary: summary(job),
             staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,

@@ -8,7 +8,14 @@ import { startSlotReleaser } from '../domain/slot-releaser';
 import type { JobGateway } from './job-gateway';
 
 /** The releaser of held jobs (src/domain/slot-releaser.ts) as configured: limit defaults and metric labels from the config. */
-export function slotReleaserFor(deps: { knex: Knex; gateway: JobGateway; log: Logger; metrics?: ServiceMetrics; config: Config; sweepMs?: number }) {
+export function slotReleaserFor(deps: {
+  knex: Knex;
+  gateway: JobGateway;
+  log: Logger;
+  metrics?: ServiceMetrics;
+  config: Config;
+  sweepMs?: number;
+}) {
   const { knex, gateway, log, metrics, config } = deps;
   const slots = createJobSlots({
     knex,

@@ -31,7 +31,9 @@ describe('fair dispatch', () => {
     afterAll(() => h.stop());
 
     it("puts the tenant's key and weight and the job's priority on its workflow, and its activities inherit them", async () => {
-      const modelId = await activeModel(h, { handlers: { training: { type: 'in_process', name: 'spy' }, inference: { type: 'in_process', name: 'spy' } } });
+      const modelId = await activeModel(h, {
+        handlers: { training: { type: 'in_process', name: 'spy' }, inference: { type: 'in_process', name: 'spy' } },
+      });
       const t = await tenantWithDomain(h, { modelId });
       await h.api('PUT', `/v2/clients/${t.clientId}`, { body: { limits: { fairness_weight: 2.5 } } });
       const jobId = (await initService(h, t.base, 's', { seats: 1 })).body.job_id;
@@ -39,7 +41,7 @@ describe('fair dispatch', () => {
 
       const described = await h.temporal.workflow.getHandle(`job-${jobId}`).describe();
       expect(described.priority).toEqual({ priorityKey: 2, fairnessKey: t.clientId, fairnessWeight: 2.5 });
-      expect(await described.memo).toMatchObject({ fairness_key: t.clientId, fairness_weight: 2.5, priority: 2 });
+      expect(described.memo).toMatchObject({ fairness_key: t.clientId, fairness_weight: 2.5, priority: 2 });
       expect(seen.get(jobId)).toEqual({ priorityKey: 2, fairnessKey: t.clientId, fairnessWeight: 2.5 });
     });
 
@@ -95,7 +97,11 @@ describe('fair dispatch', () => {
     afterAll(async () => {
       // What is left of the backlog goes, so no task of it stays on the shared server and no row stays open.
       await h.stopWorker();
-      const open: string[] = await h.knex('model_jobs').whereIn('client_id', [busy]).whereIn('status', ['pending', 'running']).pluck('job_id');
+      const open: string[] = await h
+        .knex('model_jobs')
+        .whereIn('client_id', [busy])
+        .whereIn('status', ['pending', 'running'])
+        .pluck('job_id');
       for (let i = 0; i < open.length; i += 25) {
         await Promise.all(
           open.slice(i, i + 25).map((id) =>
@@ -106,7 +112,10 @@ describe('fair dispatch', () => {
           ),
         );
       }
-      await h.knex('model_jobs').whereIn('job_id', open).update({ status: 'failure', error: JSON.stringify({ message: 'left by the fairness test' }) });
+      await h
+        .knex('model_jobs')
+        .whereIn('job_id', open)
+        .update({ status: 'failure', error: JSON.stringify({ message: 'left by the fairness test' }) });
       await h.stop();
     });
   });

@@ -43,7 +43,9 @@ describe('max_running_jobs', () => {
     const samples = parseSamples((await h.api('GET', '/metrics', { token: null })).body);
     for (const name of ['mos_jobs_queued_total', 'mos_jobs_released_total'])
       expect(valueOf(samples, name, { trigger: 'service_init', tenant: 'custom' })).toBeGreaterThanOrEqual(1);
-    expect(valueOf(samples, 'mos_job_schedule_to_start_seconds_count', { trigger: 'service_init', tenant: 'default' })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(samples, 'mos_job_schedule_to_start_seconds_count', { trigger: 'service_init', tenant: 'default' }),
+    ).toBeGreaterThanOrEqual(1);
     await complete(extra.body.job_id);
     await complete(others);
   });
@@ -75,7 +77,13 @@ describe('max_running_jobs', () => {
     const target = await activeModel(h, { handlers: MANUAL });
     for (const label of ['a', 'b']) {
       await h.api('POST', `/v2/models/${modelId}/event-subscriptions`, {
-        body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'trigger_output', label },
+        body: {
+          trigger_event: 'inference_complete',
+          target_model_id: target,
+          target_action: 'inference',
+          input_source: 'trigger_output',
+          label,
+        },
       });
     }
     const t = await tenantWithDomain(h, { modelId });

@@ -19,7 +19,10 @@ describe('admission limits', () => {
   beforeAll(async () => {
     h = await Harness.start({
       env: {
-        MACHINE_CLIENTS: JSON.stringify({ [PLATFORM_CLIENT]: { access: 'platform' }, [tenantCaller]: { access: 'tenant', tenants: [tenantCaller] } }),
+        MACHINE_CLIENTS: JSON.stringify({
+          [PLATFORM_CLIENT]: { access: 'platform' },
+          [tenantCaller]: { access: 'tenant', tenants: [tenantCaller] },
+        }),
         CALLER_REQUESTS_PER_SECOND: String(NO_REFILL),
         CALLER_REQUESTS_BURST: '3',
       },

@@ -12,9 +12,7 @@ describe('FairStarts', () => {
     const pool = new FairStarts(concurrency);
     const ran: string[] = [];
     let releaseBlocker!: () => void;
-    const blockers = Array.from({ length: concurrency }, () =>
-      pool.run('blocker', () => new Promise<void>((r) => (releaseBlocker = r))),
-    );
+    const blockers = Array.from({ length: concurrency }, () => pool.run('blocker', () => new Promise<void>((r) => (releaseBlocker = r))));
     const all: Promise<void>[] = [];
     for (const [key, n] of queued) {
       for (let i = 0; i < n; i++) all.push(pool.run(key, async () => void ran.push(`${key}${i}`)));
@@ -26,7 +24,13 @@ describe('FairStarts', () => {
   }
 
   it('serves waiting keys in turn, each in its own order, however many one of them queued first', async () => {
-    expect(await order(1, [['busy', 4], ['quiet', 1], ['other', 2]])).toEqual(['busy0', 'quiet0', 'other0', 'busy1', 'other1', 'busy2', 'busy3']);
+    expect(
+      await order(1, [
+        ['busy', 4],
+        ['quiet', 1],
+        ['other', 2],
+      ]),
+    ).toEqual(['busy0', 'quiet0', 'other0', 'busy1', 'other1', 'busy2', 'busy3']);
   });
 
   it('never runs more than its concurrency at once', async () => {
@@ -75,7 +79,10 @@ describe('limits', () => {
 
   it('reads its defaults and JOB_FAIRNESS from the environment, naming a bad variable', () => {
     expect(loadConfig({}).limits).toEqual(DEFAULTS);
-    expect(loadConfig({ TENANT_JOBS_PER_SECOND: '0.5', TENANT_MAX_RUNNING_JOBS: '3' }).limits).toMatchObject({ jobsPerSecond: 0.5, maxRunningJobs: 3 });
+    expect(loadConfig({ TENANT_JOBS_PER_SECOND: '0.5', TENANT_MAX_RUNNING_JOBS: '3' }).limits).toMatchObject({
+      jobsPerSecond: 0.5,
+      maxRunningJobs: 3,
+    });
     expect(loadConfig({ JOB_FAIRNESS: 'off' }).jobs.fairness).toBe(false);
     expect(() => loadConfig({ TENANT_JOBS_PER_SECOND: '-1' })).toThrow(/TENANT_JOBS_PER_SECOND/);
     expect(() => loadConfig({ JOB_FAIRNESS: 'yes' })).toThrow(/JOB_FAIRNESS/);

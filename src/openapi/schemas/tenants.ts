@@ -20,7 +20,6 @@ const limitFields = {
   ),
 };
 
-
 /** Clients, domains and feature definitions. */
 export const tenantSchemas: Record<string, object> = {
   Client: {
@@ -43,11 +42,16 @@ export const tenantSchemas: Record<string, object> = {
   },
   TenantLimits: {
     type: 'object',
-    description: "The limits that apply to the tenant: the service's configured defaults, each replaced by the tenant's override (docs/fairness.md)",
+    description:
+      "The limits that apply to the tenant: the service's configured defaults, each replaced by the tenant's override (docs/fairness.md)",
     required: ['jobs_per_second', 'burst', 'max_running_jobs', 'fairness_weight'],
     properties: {
       ...limitFields,
-      max_running_jobs: { ...limitFields.max_running_jobs, type: ['integer', 'null'], description: `${limitFields.max_running_jobs.description}; null: no cap` },
+      max_running_jobs: {
+        ...limitFields.max_running_jobs,
+        type: ['integer', 'null'],
+        description: `${limitFields.max_running_jobs.description}; null: no cap`,
+      },
     },
   },
   LimitsOverride: {
@@ -62,7 +66,7 @@ export const tenantSchemas: Record<string, object> = {
     properties: {
       name: described('Display name; omitted keeps the current one', { type: 'string', maxLength: 200 }),
       limits: described(
-        'The tenant\'s limits override (administrators only, like the whole operation): replaces the current one; `null` or `{}` removes it, so the defaults apply; omitted keeps it',
+        "The tenant's limits override (administrators only, like the whole operation): replaces the current one; `null` or `{}` removes it, so the defaults apply; omitted keeps it",
         { oneOf: [ref('LimitsOverride'), { type: 'null' }] },
       ),
     },
