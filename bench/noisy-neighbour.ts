@@ -311,8 +311,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
   // Latencies of all rounds together; throughputs per round.
   const all = (xs: SideFigures[], f: (s: SideFigures) => number[]) => xs.flatMap(f);
   const each = (xs: SideFigures[], f: (s: SideFigures) => number) => xs.map((s) => f(s).toFixed(1)).join(' / ');
-  const row = (label: string, f: (s: SideFigures[]) => string) =>
-    o.log(`  ${label.padEnd(46)} ${f(rounds.before).padEnd(30)} ${f(rounds.after)}`);
+  const row = (label: string, f: (s: SideFigures[], name: Side['name']) => string) =>
+    o.log(`  ${label.padEnd(52)} ${f(rounds.before, 'before').padEnd(30)} ${f(rounds.after, 'after')}`);
   const pp = (xs: number[]) => `${ms(p(xs, 50))} / ${ms(p(xs, 95))} (${xs.length} jobs)`;
   o.log(`\n  ${''.padEnd(52)} ${'before'.padEnd(30)} after`);
   row('quiet idle p50 / p95 ms', (x) => pp(all(x, (s) => s.idle)));
