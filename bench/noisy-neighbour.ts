@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import { SignJWT, type KeyLike, type JWTVerifyGetKey } from 'jose';
 import { loadConfig } from '../src/config';
+import { createKnex } from '../src/db/knex';
 import { startDevServer } from '../src/temporal/dev-server';
 import { startTemporalServer } from '../src/temporal/server';
 import { WITHOUT_FAIRNESS } from '../src/temporal/server-tuning';
@@ -28,6 +29,8 @@ import { httpCaller, load, percentile } from './http-load';
 export interface NoisyOptions {
   mode: 'dev' | 'server';
   adminUrl: string;
+  /** The bench's database, where both sides keep their rows (each side's API and worker open pools of their own). */
+  dbUrl: string;
   knex: Knex;
   stamp: string;
   /** Inits the flooding tenant sends. */
@@ -115,9 +118,12 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     const temporal = await connectTemporalClient(server.address, 'default');
     const gateway = jobGatewayFor(temporal, config);
     const verify = createTokenVerifier({ keys: o.keys, issuer: 'bench' });
+    // The API and the worker each with a pool of their own, as the separate processes of a deployment have.
+    const apiKnex = createKnex(o.dbUrl, { max: 10 });
+    const workerKnex = createKnex(o.dbUrl, { max: 10 });
     const { app, close } = createApp({
       config,
-      knex: o.knex,
+      knex: apiKnex,
       temporal,
       gateway,
       verify,
@@ -130,7 +136,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     config.publicBaseUrl = base;
     const { worker, connection } = await createJobWorker({
       config,
-      knex: o.knex,
+      knex: workerKnex,
       client: temporal,
       log,
       inProcess: builtinImplementations,
@@ -175,6 +181,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
         await run;
         await connection.close();
         await temporal.connection.close();
+        await apiKnex.destroy();
+        await workerKnex.destroy();
         await server.stop();
         if ('databases' in server) {
           const admin = (await import('knex')).default({ client: 'pg', connection: o.adminUrl, pool: { min: 0, max: 1 } });

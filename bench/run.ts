@@ -466,6 +466,7 @@ async function run() {
       await noisyNeighbour({
         mode: TEMPORAL === 'server' ? 'server' : 'dev',
         adminUrl: ADMIN_URL,
+        dbUrl: dbUrl.toString(),
         knex,
         stamp,
         flood: NOISY,
