@@ -41,6 +41,8 @@ export interface NoisyOptions {
   limitedSeconds: number;
   /** Rounds; the side that goes first alternates. */
   rounds: number;
+  /** The workers' slots on both sides (WORKER_WORKFLOW_TASK_SLOTS, WORKER_ACTIVITY_SLOTS); the SDK's defaults when unset. */
+  workerSlots?: { workflowTasks?: string; activities?: string };
   privateKey: KeyLike;
   keys: JWTVerifyGetKey;
   log: (line: string) => void;
@@ -113,6 +115,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       JOB_FAIRNESS: fair ? 'on' : 'off',
       TENANT_JOBS_PER_SECOND: '0',
       CALLER_REQUESTS_PER_SECOND: '0',
+      WORKER_WORKFLOW_TASK_SLOTS: o.workerSlots?.workflowTasks,
+      WORKER_ACTIVITY_SLOTS: o.workerSlots?.activities,
     });
     const log = pino({ level: 'silent' });
     const temporal = await connectTemporalClient(server.address, 'default');

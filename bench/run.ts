@@ -473,6 +473,10 @@ async function run() {
         idle: Number(arg('noisy-idle', '20')),
         limitedSeconds: Number(arg('noisy-limited-seconds', '10')),
         rounds: NOISY_ROUNDS,
+        workerSlots: {
+          workflowTasks: arg('worker-workflow-slots', '') || undefined,
+          activities: arg('worker-activity-slots', '') || undefined,
+        },
         privateKey,
         keys,
         log: (l) => console.log(l),

@@ -71,6 +71,12 @@ export interface Config {
   };
   /** Worker: most job workflows kept in its sticky cache; evicted ones are replayed from history when they next wake. */
   workerMaxCachedWorkflows: number;
+  /**
+   * Worker: workflow tasks and activities it takes from Temporal at once (the SDK's defaults, 40 and 100, when unset).
+   * What it has taken it runs side by side on its cores; what it has not waits in Temporal's task queue, where
+   * fairness orders it (docs/fairness.md, "The worker's slots").
+   */
+  workerSlots: { workflowTasks?: number; activities?: number };
   workerMetrics: {
     /** Port of the worker's /metrics (its own series and the Temporal SDK's); none when unset. */
     port?: number;
@@ -88,6 +94,10 @@ function optionalPort(env: Env, name: string): number | undefined {
   const port = integer(env, name, 0, 1);
   if (port > 65535) throw new ConfigError(`${name} must be a port (1-65535), got "${env[name]}"`);
   return port;
+}
+
+function optionalInteger(env: Env, name: string, min: number): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, 0, min);
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -221,6 +231,10 @@ export function loadConfig(env: Env = process.env): Config {
       workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
     },
     workerMaxCachedWorkflows: integer(env, 'WORKER_MAX_CACHED_WORKFLOWS', 500, 2),
+    workerSlots: {
+      workflowTasks: optionalInteger(env, 'WORKER_WORKFLOW_TASK_SLOTS', 2),
+      activities: optionalInteger(env, 'WORKER_ACTIVITY_SLOTS', 1),
+    },
     workerMetrics: {
       port: workerMetricsPort,
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),

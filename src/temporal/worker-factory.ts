@@ -85,6 +85,8 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
     // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
     maxCachedWorkflows: config.workerMaxCachedWorkflows,
+    ...(config.workerSlots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: config.workerSlots.workflowTasks } : {}),
+    ...(config.workerSlots.activities ? { maxConcurrentActivityTaskExecutions: config.workerSlots.activities } : {}),
     ...deps.tracing?.workerOptions,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
   });
