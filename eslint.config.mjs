@@ -35,6 +35,15 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       // A server's handler may name the object the server is being built for (assigned once, read later).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // The SDK's connections throw from a retry timer when closed mid-retry (src/temporal/close-safe-retries.ts).
+      'no-restricted-properties': [
+        'error',
+        ...['connect', 'lazy'].map((property) => ({
+          object: 'Connection',
+          property,
+          message: 'open Temporal connections with TemporalConnection.open (src/temporal/connection.ts): its close ends pending retries',
+        })),
+      ],
     },
   },
   {

@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { TemporalConnection } from '../src/temporal/connection';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { startTemporalServer } from '../src/temporal/server';
 import { freePort } from '../src/temporal/dev-server';
@@ -230,7 +231,7 @@ async function main() {
     const cascadesPerSource = new Map<string, number>();
     for (const j of jobs) if (j.source_job_id) cascadesPerSource.set(j.source_job_id, (cascadesPerSource.get(j.source_job_id) ?? 0) + 1);
 
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await TemporalConnection.open({ address: temporal.address });
     const client = new Client({ connection });
     const runs = new Map<string, number>();
     for await (const wf of client.workflow.list({ query: `WorkflowType = "modelJobWorkflow"` }))

@@ -27,7 +27,7 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   const { port: metricsPort, sdkPort } = config.workerMetrics;
   // Before any connection: the SDK reads its telemetry options once, when its Runtime is installed.
   installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
-  const knex = createKnex(config.databaseUrl);
+  const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-worker' });
   const metrics = new ServiceMetrics({ pool: poolStats(knex) });
   const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
     clientMetricsInterceptor(metrics),
@@ -47,7 +47,7 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {
-    reconciler?.stop();
+    await reconciler?.stop();
     await releaser?.stop();
     await dispatcher?.stop();
     await connection.close();

@@ -15,6 +15,7 @@ import { slotReleaserFor } from '../temporal/slot-releaser-factory';
 import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
+import { createHttpServer } from '../http/server';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import type { Tracing } from '../observability/tracing';
@@ -108,7 +109,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       started.push('dev-auth');
     }
 
-    const knex = createKnex(config.databaseUrl);
+    const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-dev' });
     cleanups.push(() => knex.destroy());
     await migrateLatest(knex);
 
@@ -139,7 +140,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       await connection.close();
     });
     const reconciler = startReconciler({ knex, gateway, log });
-    cleanups.push(async () => reconciler.stop());
+    cleanups.push(() => reconciler.stop());
     const releaser = slotReleaserFor({ knex, gateway, log, metrics, config });
     cleanups.push(() => releaser.stop());
     const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
@@ -157,7 +158,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       inProcessNames: Object.keys(builtinImplementations),
     });
     cleanups.push(close);
-    const server: Server = app.listen(config.port);
+    const server: Server = createHttpServer(app, config.http).listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));
 

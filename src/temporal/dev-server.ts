@@ -4,7 +4,7 @@ import { devServerArgs } from './server-tuning';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { TemporalConnection } from './connection';
 import { projectRoot } from '../paths';
 
 /** A free TCP port on 127.0.0.1 (or `preferred` when it is free). */
@@ -91,7 +91,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
     try {
-      const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 });
+      const connection = await TemporalConnection.open({ address: `127.0.0.1:${port}`, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
         // The namespace is ready once describing it succeeds.

@@ -159,7 +159,7 @@ export function createJobGateway(options: {
 
   async function check(): Promise<Readiness> {
     try {
-      const missing = await missingSearchAttributes(client.connection, namespace);
+      const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
       if (missing.length === 0) return { ok: true };
       return { ok: false, reason: new SearchAttributesMissingError(namespace, missing, 'the worker registers them at start').message };
     } catch (err) {

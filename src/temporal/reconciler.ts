@@ -11,6 +11,7 @@ export function startReconciler(deps: { knex: Knex; gateway: JobGateway; log: Lo
   const everyMs = deps.everyMs ?? 15000;
   let running = true;
   let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
   const pass = async () => {
     try {
       for (const job of await staleOrphans(deps.knex, deps.graceSeconds ?? 30)) {
@@ -22,16 +23,20 @@ export function startReconciler(deps: { knex: Knex; gateway: JobGateway; log: Lo
     }
   };
   const tick = async () => {
-    await pass();
+    current = pass();
+    await current;
+    current = undefined;
     if (running) timer = setTimeout(() => void tick(), everyMs);
   };
   timer = setTimeout(() => void tick(), 1000);
   return {
     /** One pass now (tests). */
     runOnce: pass,
-    stop() {
+    /** Ends the loop and waits for a pass under way, so nothing uses the connections its caller closes next. */
+    async stop() {
       running = false;
       if (timer) clearTimeout(timer);
+      await current;
     },
   };
 }

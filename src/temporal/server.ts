@@ -1,7 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { TemporalConnection } from './connection';
 import knexFactory from 'knex';
 import Long from 'long';
 import { projectRoot } from '../paths';
@@ -36,6 +36,11 @@ export interface TemporalServerOptions {
   /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
   dynamicConfig?: Record<string, number | boolean>;
   historyShards?: number;
+  /**
+   * Most Postgres connections of each of the server's four services (frontend, history, matching, worker) to its
+   * main and visibility databases: the server holds up to 4 × (main + visibility). Default 20 and 10.
+   */
+  postgresConnections?: { main: number; visibility: number };
   onOutput?: (line: string) => void;
 }
 
@@ -92,6 +97,7 @@ function serverConfig(o: {
   main: string;
   visibility: string;
   shards: number;
+  connections: { main: number; visibility: number };
   ports: Record<string, number>;
   dynamicConfig: string;
 }): string {
@@ -121,8 +127,8 @@ persistence:
   visibilityStore: visibility
   numHistoryShards: ${o.shards}
   datastores:
-    default:${store(o.main, 20)}
-    visibility:${store(o.visibility, 10)}
+    default:${store(o.main, o.connections.main)}
+    visibility:${store(o.visibility, o.connections.visibility)}
 global:
   membership:
     maxJoinDuration: 30s
@@ -153,7 +159,7 @@ async function ensureNamespace(address: string, namespace: string, child: ChildP
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode}`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      const connection = await TemporalConnection.open({ address, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
         try {
@@ -206,7 +212,15 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   writeFileSync(dynamicConfig, dynamicConfigYaml(options.dynamicConfig));
   writeFileSync(
     path.join(configDir, 'production.yaml'),
-    serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports, dynamicConfig }),
+    serverConfig({
+      pg,
+      main,
+      visibility,
+      shards: options.historyShards ?? 4,
+      connections: options.postgresConnections ?? { main: 20, visibility: 10 },
+      ports,
+      dynamicConfig,
+    }),
   );
 
   const server = spawnLogged(

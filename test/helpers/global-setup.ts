@@ -6,7 +6,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { startTemporalServer, TemporalServer } from '../../src/temporal/server';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
-import { Connection } from '@temporalio/client';
+import { TemporalConnection } from '../../src/temporal/connection';
 import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres';
 import { createKnex, migrateLatest } from '../../src/db/knex';
 
@@ -34,7 +34,7 @@ export default async function globalSetup() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-test-'));
   const server = process.env.TEMPORAL_ADDRESS ? undefined : await startTemporal(adminUrl, `mos_temporal_${process.pid}_${Date.now()}`, tmp);
   const address = process.env.TEMPORAL_ADDRESS ?? server!.address;
-  const connection = await Connection.connect({ address });
+  const connection = await TemporalConnection.open({ address });
   await ensureSearchAttributes(connection, 'default');
   await connection.close();
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
@@ -54,7 +54,14 @@ async function startTemporal(adminUrl: string, databasePrefix: string, workDir: 
   const mode = process.env.TEST_TEMPORAL ?? 'dev';
   if (mode === 'dev') return startDevServer();
   if (mode !== 'server') throw new Error(`TEST_TEMPORAL must be dev or server, not ${mode}`);
-  const server: TemporalServer = await startTemporalServer({ postgresUrl: adminUrl, databasePrefix, workDir, headless: true });
+  // The suite's share of a 100-connection Postgres (README, "Postgres connections"): at most 4 × (6 + 2).
+  const server: TemporalServer = await startTemporalServer({
+    postgresUrl: adminUrl,
+    databasePrefix,
+    workDir,
+    headless: true,
+    postgresConnections: { main: 6, visibility: 2 },
+  });
   (globalThis as any).__MOS_TEMPORAL_DBS__ = server.databases;
   return server;
 }

@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { TemporalConnection } from '../../src/temporal/connection';
 import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ECSClient } from '@aws-sdk/client-ecs';
@@ -19,6 +20,7 @@ import { poolStats } from '../../src/db/pool-stats';
 import { clientMetricsInterceptor } from '../../src/temporal/client-metrics';
 import type { Tracing } from '../../src/observability/tracing';
 import { testEnv } from './test-env';
+import { createHttpServer } from '../../src/http/server';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 import { ContractChecker, contractMiddleware } from './contract';
@@ -115,8 +117,8 @@ export class Harness {
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
-    const connection = await Connection.connect({ address: options.temporalAddress ?? testEnv.temporalAddress });
+    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5, name: 'mos-test-api' });
+    const connection = await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
     const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: interceptors } });
@@ -143,7 +145,7 @@ export class Harness {
     app.middleware.unshift(
       contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)),
     );
-    const server = app.listen(0, '127.0.0.1');
+    const server = createHttpServer(app, config.http).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
@@ -171,7 +173,10 @@ export class Harness {
   }
 
   async startWorker(): Promise<void> {
-    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, {
+      max: 5,
+      name: 'mos-test-worker',
+    });
     const { worker, connection } = await createJobWorker({
       config: this.config,
       knex: this.workerKnex,

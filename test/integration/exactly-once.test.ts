@@ -92,7 +92,7 @@ describe('a job runs exactly once', () => {
       const outcomes = await Promise.all([h.gateway.launch(view), h.gateway.launch(view), reconciler.runOnce(), h.gateway.launch(view)]);
       expect(outcomes.filter((o) => o === 'started').length).toBeLessThanOrEqual(1);
     } finally {
-      reconciler.stop();
+      await reconciler.stop();
     }
     await finished(row.job_id);
     await reconciler.runOnce();

@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { TemporalConnection } from '../../src/temporal/connection';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
@@ -13,7 +14,7 @@ describe('health when a dependency is down', () => {
   it('answers 503 naming the database when Postgres does not answer', async () => {
     const deadPort = await freePort();
     const knex = createKnex(`postgres://postgres@127.0.0.1:${deadPort}/none`);
-    const connection = await Connection.connect({ address: testEnv.temporalAddress });
+    const connection = await TemporalConnection.open({ address: testEnv.temporalAddress });
     const temporal = new Client({ connection });
     const idp = await TestIdp.create();
     const config = loadConfig({ LOG_LEVEL: 'silent' });

@@ -97,7 +97,7 @@ describe('deadlines and recovery', () => {
     try {
       await reconciler.runOnce();
     } finally {
-      reconciler.stop();
+      await reconciler.stop();
     }
     const described = await h.temporal.workflow.getHandle(workflowIdFor(jobId)).describe();
     expect(described.type).toBe('modelJobWorkflow');
