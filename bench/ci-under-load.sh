@@ -40,6 +40,6 @@ for i in $(seq 1 "$runs"); do
   if [ "$code" != 0 ]; then failed=$((failed + 1)); echo "  log kept at $log"; keep_this=1; else keep_this=$keep; fi
   [ "$keep_this" = 1 ] || rm -rf "$dir"
 done
-printf '\n%s\n' "${results[@]}"
+echo; printf '%s\n' "${results[@]}"
 echo "$((runs - failed)) of $runs runs passed"
 [ "$failed" = 0 ]
