@@ -99,6 +99,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
             workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-noisy-')),
             headless: true,
             dynamicConfig,
+            // The budget of the test suites (README, "Postgres connections"): two of these servers beside the bench's own.
+            postgresConnections: { main: 6, visibility: 2 },
           })
         : await startDevServer({ headless: true, dynamicConfig });
     const [flood, quiet] = [`flood-${name}`, `quiet-${name}`];
@@ -123,8 +125,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     const gateway = jobGatewayFor(temporal, config);
     const verify = createTokenVerifier({ keys: o.keys, issuer: 'bench' });
     // The API and the worker each with a pool of their own, as the separate processes of a deployment have.
-    const apiKnex = createKnex(o.dbUrl, { max: 10 });
-    const workerKnex = createKnex(o.dbUrl, { max: 10 });
+    const apiKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-api` });
+    const workerKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-worker` });
     const { app, close } = createApp({
       config,
       knex: apiKnex,
