@@ -66,9 +66,13 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
         else byTenant.set(job.client_id, [...(byTenant.get(job.client_id) ?? []), job]);
       }
       for (const [clientId, candidates] of byTenant) {
+        // Most tenants have no cap: their cascade jobs start without a transaction or a lock.
+        const cap = (await limitsOf(knex, clientId)).max_running_jobs;
+        if (cap === null) {
+          startable.push(...candidates);
+          continue;
+        }
         const admitted = await inTransaction(knex, async (trx) => {
-          const cap = (await limitsOf(trx, clientId)).max_running_jobs;
-          if (cap === null) return candidates;
           await repo.lockTenantSlots(trx, clientId);
           // The candidates are counted among the active jobs: the others are what the cap leaves room beside.
           const free = Math.max(0, cap - ((await repo.countActiveJobs(trx, clientId)) - candidates.length));
