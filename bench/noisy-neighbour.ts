@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { createKnex } from '../src/db/knex';
 import { startDevServer } from '../src/temporal/dev-server';
 import { startTemporalServer } from '../src/temporal/server';
-import { WITHOUT_FAIRNESS } from '../src/temporal/server-tuning';
+import { WITHOUT_FAIRNESS, withoutFairnessOn } from '../src/temporal/server-tuning';
 import { connectTemporalClient } from '../src/temporal/connection';
 import { jobGatewayFor } from '../src/temporal/job-gateway';
 import { createJobWorker } from '../src/temporal/worker-factory';
@@ -88,21 +88,37 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     return res.body ? JSON.parse(res.body) : undefined;
   };
 
+  type Server = Awaited<ReturnType<typeof startDevServer>> | Awaited<ReturnType<typeof startTemporalServer>>;
+  async function stopServer(server: Server): Promise<void> {
+    await server.stop();
+    if (!('databases' in server)) return;
+    const admin = (await import('knex')).default({ client: 'pg', connection: o.adminUrl, pool: { min: 0, max: 1 } });
+    for (const db of [server.databases.main, server.databases.visibility]) await admin.raw(`drop database if exists "${db}" with (force)`);
+    await admin.destroy();
+  }
+
+  /**
+   * Dev servers are light: one per side, `before` with Temporal's default matcher. The production-shaped server holds
+   * up to 32 Postgres connections: one serves both sides, the default matcher on the `before` side's task queue only.
+   */
+  const shared =
+    o.mode === 'server'
+      ? await startTemporalServer({
+          postgresUrl: o.adminUrl,
+          databasePrefix: `mos_bench_noisy_${o.stamp}`,
+          workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-noisy-')),
+          headless: true,
+          dynamicConfig: withoutFairnessOn('noisy-before'),
+          // The budget of the test suites (README, "Postgres connections"), beside the bench's own server.
+          postgresConnections: { main: 6, visibility: 2 },
+        })
+      : undefined;
+
   async function startSide(name: Side['name']): Promise<Side> {
-    const fair = name === 'after';
-    const dynamicConfig = fair ? undefined : WITHOUT_FAIRNESS;
-    const server =
-      o.mode === 'server'
-        ? await startTemporalServer({
-            postgresUrl: o.adminUrl,
-            databasePrefix: `mos_bench_noisy_${name}_${o.stamp}`,
-            workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-noisy-')),
-            headless: true,
-            dynamicConfig,
-            // The budget of the test suites (README, "Postgres connections"): two of these servers beside the bench's own.
-            postgresConnections: { main: 6, visibility: 2 },
-          })
-        : await startDevServer({ headless: true, dynamicConfig });
+    const own = shared
+      ? undefined
+      : await startDevServer({ headless: true, dynamicConfig: name === 'after' ? undefined : WITHOUT_FAIRNESS });
+    const server = (shared ?? own)!;
     const [flood, quiet] = [`flood-${name}`, `quiet-${name}`];
     const config = loadConfig({
       TEMPORAL_ADDRESS: server.address,
@@ -114,7 +130,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       }),
       AUTH_ISSUER: 'bench',
       LOG_LEVEL: 'silent',
-      JOB_FAIRNESS: fair ? 'on' : 'off',
+      JOB_FAIRNESS: name === 'after' ? 'on' : 'off',
       TENANT_JOBS_PER_SECOND: '0',
       CALLER_REQUESTS_PER_SECOND: '0',
       WORKER_WORKFLOW_TASK_SLOTS: o.workerSlots?.workflowTasks,
@@ -189,13 +205,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
         await temporal.connection.close();
         await apiKnex.destroy();
         await workerKnex.destroy();
-        await server.stop();
-        if ('databases' in server) {
-          const admin = (await import('knex')).default({ client: 'pg', connection: o.adminUrl, pool: { min: 0, max: 1 } });
-          for (const db of [server.databases.main, server.databases.visibility])
-            await admin.raw(`drop database if exists "${db}" with (force)`);
-          await admin.destroy();
-        }
+        if (own) await stopServer(own);
       },
     };
   }
@@ -309,7 +319,14 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     `\nnoisy neighbour (${o.flood} inits at ${FLOOD_CONNECTIONS} connections, ${o.rounds} round(s); Temporal ${o.mode}; ` +
       `before: Temporal's default matcher, no fairness keys, first-come starts)`,
   );
-  const sides = [await startSide('before'), await startSide('after')];
+  const sides: Side[] = [];
+  try {
+    sides.push(await startSide('before'), await startSide('after'));
+  } catch (err) {
+    for (const side of sides) await side.stop().catch(() => undefined);
+    if (shared) await stopServer(shared);
+    throw err;
+  }
   const rounds: Record<Side['name'], SideFigures[]> = { before: [], after: [] };
   const loads: number[] = [os.loadavg()[0]];
   try {
@@ -321,6 +338,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     }
   } finally {
     for (const side of sides) await side.stop().catch(() => undefined);
+    if (shared) await stopServer(shared).catch(() => undefined);
   }
   // Latencies of all rounds together; throughputs per round.
   const all = (xs: SideFigures[], f: (s: SideFigures) => number[]) => xs.flatMap(f);

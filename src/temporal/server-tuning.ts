@@ -25,10 +25,21 @@ export const WITHOUT_FAIRNESS: Record<string, number | boolean> = {
   'matching.enableFairness': false,
 };
 
+/** A value for the whole server, or values for named task queues first and the rest after (the file form only). */
+export type DynamicValue = number | boolean | { value: number | boolean; taskQueue?: string }[];
+
+/** The settings with fairness and priority off on one task queue only (comparisons on one server; file form). */
+export function withoutFairnessOn(taskQueue: string): Record<string, DynamicValue> {
+  const off = [{ value: false, taskQueue }, { value: true }];
+  return { ...SERVER_DYNAMIC_CONFIG, 'matching.useNewMatcher': off, 'matching.enableFairness': off };
+}
+
 /** The same settings as a Temporal dynamic-config YAML file. */
-export function dynamicConfigYaml(settings = SERVER_DYNAMIC_CONFIG): string {
+export function dynamicConfigYaml(settings: Record<string, DynamicValue> = SERVER_DYNAMIC_CONFIG): string {
+  const entry = ({ value, taskQueue }: { value: number | boolean; taskQueue?: string }) =>
+    `  - value: ${JSON.stringify(value)}\n${taskQueue ? `    constraints:\n      taskQueueName: ${JSON.stringify(taskQueue)}\n` : ''}`;
   return Object.entries(settings)
-    .map(([key, value]) => `${key}:\n  - value: ${JSON.stringify(value)}\n`)
+    .map(([key, value]) => `${key}:\n${(Array.isArray(value) ? value : [{ value }]).map(entry).join('')}`)
     .join('');
 }
 

@@ -6,7 +6,7 @@ import knexFactory from 'knex';
 import Long from 'long';
 import { projectRoot } from '../paths';
 import { freePort } from './dev-server';
-import { dynamicConfigYaml } from './server-tuning';
+import { dynamicConfigYaml, type DynamicValue } from './server-tuning';
 import { spawnLogged, stopChild } from './child-process';
 
 /**
@@ -34,7 +34,7 @@ export interface TemporalServerOptions {
   uiPort?: number;
   headless?: boolean;
   /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
-  dynamicConfig?: Record<string, number | boolean>;
+  dynamicConfig?: Record<string, DynamicValue>;
   historyShards?: number;
   /**
    * Most Postgres connections of each of the server's four services (frontend, history, matching, worker) to its
