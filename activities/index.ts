@@ -8,6 +8,7 @@ import { createJobRuns, JobMissing } from '../src/domain/job-runs';
 import type { UserSchemaCompiler } from '../src/domain/json-schemas';
 import type { JobGateway } from '../src/temporal/job-gateway';
 import type { ServiceMetrics } from '../src/observability/metrics';
+import type { JobSlots } from '../src/domain/job-slots';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, stopTask, DispatchClients, DispatchResult } from './dispatch';
 import { classifiedActivities } from './classified';
@@ -22,6 +23,9 @@ export interface ActivityDeps {
   publicBaseUrl: string;
   maxCascadeDepth: number;
   metrics?: ServiceMetrics;
+  /** The tenants' running-job caps, which cascade jobs count against. */
+  slots?: JobSlots;
+  perTenantMetrics?: boolean;
 }
 
 /** The W3C `traceparent` of the active span, for handlers to send back with their completion; none without tracing. */
@@ -64,7 +68,10 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async dispatchJob(jobId: string): Promise<DispatchResult> {
+      // How long the task waited in the queue for a worker: what the task queue's fairness and priority act on.
+      const waited = (Date.now() - Context.current().info.currentAttemptScheduledTimestampMs) / 1000;
       const order = await step(() => runs.dispatchOrder(jobId));
+      metrics?.scheduleToStart.observe(order.labels, waited);
       metrics?.dispatchAttempts.inc({ handler: order.handler.type });
       try {
         const result = await dispatch(deps.clients, order.handler, {

@@ -24,14 +24,16 @@ import { httpCaller, load, median, percentile, LoadResult } from './http-load';
 import { parkedJobs, ParkedResult } from './parked-jobs';
 import { historyTimeline } from './timeline';
 import { cpuSnapshot, cpuPer, CPU_PARTS, type CpuSnapshot } from './cpu';
+import { noisyNeighbour } from './noisy-neighbour';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
- * [--phases jobs,reads,completions] [--inits 200]` (bench/README.md): the service's paths
+ * [--phases jobs,reads,completions] [--inits 200] [--noisy 1500] [--noisy-rounds 1]` (bench/README.md): the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
  * ratios printed per target of issue #18. Not part of the test suite. `--timeline` prints the history of one completion
  * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
- * (for profiling the service alone); `--parked 0` skips the memory scenario.
+ * (for profiling the service alone); `--parked 0` skips the memory scenario, `--noisy 0` the noisy neighbour
+ * (bench/noisy-neighbour.ts).
  */
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const arg = (name: string, fallback: string) => {
@@ -52,6 +54,8 @@ const TIMELINE = process.argv.includes('--timeline');
 const WORKER_CACHE = arg('worker-cache', '');
 /** Which of each round's phases run (for profiling one path): jobs, reads, completions. */
 const PHASES = new Set(arg('phases', 'jobs,reads,completions').split(','));
+/** The noisy-neighbour phase: the flooding tenant's inits; 0 skips it. */
+const NOISY = Number(arg('noisy', '1500'));
 const FEATURES: FeatureDefinition[] = [
   { name: 'seats', json_schema: { type: 'integer', minimum: 1, maximum: 900 }, mandatory: true },
   { name: 'cabin', json_schema: { enum: ['economy', 'business', 'first'], default: 'economy' }, mandatory: true },
@@ -85,6 +89,8 @@ async function run() {
     MACHINE_CLIENTS: '{"bench":{"access":"platform"}}',
     AUTH_ISSUER: 'bench',
     LOG_LEVEL: 'silent',
+    // The tenant's job bucket is taken on every init (its cost is measured) but never runs dry (--inits N per round).
+    TENANT_JOBS_BURST: '1000000',
   });
   const log = pino({ level: 'silent' });
   const temporal = await connectTemporalClient(server.address, 'default');
@@ -452,6 +458,27 @@ async function run() {
 
     for (const stop of stops.reverse()) await stop();
     stops.length = 0;
+
+    if (NOISY > 0) {
+      await noisyNeighbour({
+        mode: TEMPORAL === 'server' ? 'server' : 'dev',
+        adminUrl: ADMIN_URL,
+        dbUrl: dbUrl.toString(),
+        knex,
+        stamp,
+        flood: NOISY,
+        idle: Number(arg('noisy-idle', '20')),
+        limitedSeconds: Number(arg('noisy-limited-seconds', '10')),
+        rounds: Number(arg('noisy-rounds', '1')),
+        workerSlots: {
+          workflowTasks: arg('worker-workflow-slots', '') || undefined,
+          activities: arg('worker-activity-slots', '') || undefined,
+        },
+        privateKey,
+        keys,
+        log: (l) => console.log(l),
+      });
+    }
 
     if (PARKED > 0) {
       console.log(`\nmemory: ${PARKED} jobs parked waiting for their completion (API and worker as separate production processes)`);

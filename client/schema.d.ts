@@ -1340,6 +1340,9 @@ export interface components {
              * @enum {unknown}
              */
             status: "active" | "suspended";
+            limits: components["schemas"]["TenantLimits"];
+            /** @description What a platform administrator set for this tenant; null: the defaults apply */
+            limits_override: components["schemas"]["LimitsOverride"] | null;
             /**
              * Format: date-time
              * @description When the resource was created
@@ -1351,9 +1354,33 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description The limits that apply to the tenant: the service's configured defaults, each replaced by the tenant's override (docs/fairness.md) */
+        TenantLimits: {
+            /** @description Jobs the tenant may start per second on average (the refill rate of its token bucket); a start past the bucket is a 429 */
+            jobs_per_second: number;
+            /** @description Jobs the tenant may start at once after a quiet spell (the size of its token bucket) */
+            burst: number;
+            /** @description Started, unfinished jobs the tenant may have; a job past it is accepted (202) and waits as `pending` with a `queued_reason` until one of its jobs finishes; null: no cap */
+            max_running_jobs: number | null;
+            /** @description The tenant's share of job dispatch in Temporal's task-queue fairness, against 1.0 for a tenant on the defaults */
+            fairness_weight: number;
+        };
+        /** @description Per-tenant limits a platform administrator sets; a field left out keeps the default */
+        LimitsOverride: {
+            /** @description Jobs the tenant may start per second on average (the refill rate of its token bucket); a start past the bucket is a 429 */
+            jobs_per_second?: number;
+            /** @description Jobs the tenant may start at once after a quiet spell (the size of its token bucket) */
+            burst?: number;
+            /** @description Started, unfinished jobs the tenant may have; a job past it is accepted (202) and waits as `pending` with a `queued_reason` until one of its jobs finishes */
+            max_running_jobs?: number;
+            /** @description The tenant's share of job dispatch in Temporal's task-queue fairness, against 1.0 for a tenant on the defaults */
+            fairness_weight?: number;
+        };
         UpsertClientRequest: {
             /** @description Display name; omitted keeps the current one */
             name?: string;
+            /** @description The tenant's limits override (administrators only, like the whole operation): replaces the current one; `null` or `{}` removes it, so the defaults apply; omitted keeps it */
+            limits?: components["schemas"]["LimitsOverride"] | null;
         };
         ClientStatusRequest: {
             /**
@@ -1716,6 +1743,8 @@ export interface components {
             departure_datetime: string;
             /** @description Feature values, validated against the default assignment's frozen feature schema; `{}` for none */
             static_features: Record<string, unknown>;
+            /** @description The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4) */
+            priority?: number;
         };
         UpdateServiceRequest: {
             /**
@@ -1781,6 +1810,8 @@ export interface components {
             input?: Record<string, unknown>;
             /** @description Free-form metadata stored on the job */
             metadata?: Record<string, unknown>;
+            /** @description The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4) */
+            priority?: number;
         };
         /** @description A training or inference run of a model version: one Temporal workflow, `job-<job_id>` */
         ModelJob: {
@@ -1848,6 +1879,10 @@ export interface components {
             temporal_workflow_id: string;
             /** @description The workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known */
             temporal_url: string | null;
+            /** @description Its priority, 1 (first) to 5: the one the request named, or the default of its trigger */
+            priority: number;
+            /** @description Why a `pending` job has not started: its tenant is at max_running_jobs, and it starts when one of the tenant's jobs finishes; null otherwise */
+            queued_reason: string | null;
         };
         CancelJobRequest: {
             /** @description Why the job is cancelled; stored on the job as cancel_reason */
@@ -2378,6 +2413,19 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description Over a rate limit (docs/fairness.md): the tenant's job starts past its `jobs_per_second` and `burst`, or a tenant caller's requests past the per-caller limit; the message names the limit. Nothing was written. */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The database or Temporal is unreachable; retry later */
         Unavailable: {
             headers: {
@@ -2411,6 +2459,12 @@ export interface components {
     headers: {
         /** @description The request id: the X-Request-Id the caller sent when sane, else a new UUID. Logged with the request. */
         RequestId: string;
+        /** @description Seconds to wait before the request can succeed */
+        RetryAfter: number;
+        /** @description The limits the request was counted against (IETF draft-ietf-httpapi-ratelimit-headers): `"requests"` (per caller of a tenant) and `"jobs"` (job starts per tenant), each with its quota `q` (the bucket size, `burst`) and window `w` in seconds (the time the bucket takes to refill whole), e.g. `"jobs";q=200;w=4` */
+        RateLimitPolicy: string;
+        /** @description The state of each limit after this request: `r` requests (or job starts) left now, `t` seconds until the next one when none is left, else until the bucket is full, e.g. `"jobs";r=0;t=1` */
+        RateLimit: string;
         /** @description `Bearer` when no token was sent; `Bearer error="invalid_token", error_description="..."` when the token was refused (RFC 6750) */
         WwwAuthenticate: string;
     };
@@ -2580,6 +2634,17 @@ export interface operations {
                      *           "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *           "name": "Globex Airways",
                      *           "status": "active",
+                     *           "limits": {
+                     *             "jobs_per_second": 20,
+                     *             "burst": 50,
+                     *             "max_running_jobs": 100,
+                     *             "fairness_weight": 1
+                     *           },
+                     *           "limits_override": {
+                     *             "burst": 50,
+                     *             "jobs_per_second": 20,
+                     *             "max_running_jobs": 100
+                     *           },
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
                      *         }
@@ -2598,6 +2663,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2626,6 +2692,17 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 20,
+                     *         "burst": 50,
+                     *         "max_running_jobs": 100,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": {
+                     *         "burst": 50,
+                     *         "jobs_per_second": 20,
+                     *         "max_running_jobs": 100
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2637,6 +2714,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2674,6 +2752,17 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 20,
+                     *         "burst": 50,
+                     *         "max_running_jobs": 100,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": {
+                     *         "burst": 50,
+                     *         "jobs_per_second": 20,
+                     *         "max_running_jobs": 100
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2694,6 +2783,13 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 50,
+                     *         "burst": 200,
+                     *         "max_running_jobs": null,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": null,
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2706,6 +2802,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2743,6 +2840,17 @@ export interface operations {
                      *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
                      *       "name": "Globex Airways",
                      *       "status": "active",
+                     *       "limits": {
+                     *         "jobs_per_second": 20,
+                     *         "burst": 50,
+                     *         "max_running_jobs": 100,
+                     *         "fairness_weight": 1
+                     *       },
+                     *       "limits_override": {
+                     *         "burst": 50,
+                     *         "jobs_per_second": 20,
+                     *         "max_running_jobs": 100
+                     *       },
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -2755,6 +2863,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2850,7 +2959,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000008",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000021",
@@ -2886,7 +2997,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000007",
@@ -2926,7 +3039,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "priority": 2,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000022",
@@ -2962,7 +3077,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000022",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -2979,6 +3096,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3034,6 +3152,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3108,6 +3227,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3149,6 +3269,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3200,6 +3321,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3278,6 +3400,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3334,6 +3457,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3429,6 +3553,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3531,6 +3656,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3603,6 +3729,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3657,6 +3784,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3740,6 +3868,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3795,6 +3924,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3852,6 +3982,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3918,6 +4049,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3968,6 +4100,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4060,6 +4193,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4121,6 +4255,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4229,6 +4364,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4318,6 +4454,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4398,6 +4535,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4453,6 +4591,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4529,6 +4668,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4586,6 +4726,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4654,6 +4795,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4793,6 +4935,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4883,6 +5026,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4988,6 +5132,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5105,6 +5250,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5220,6 +5366,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5275,6 +5422,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5343,6 +5491,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5425,6 +5574,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5479,6 +5629,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5535,6 +5686,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5603,7 +5755,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000004",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004",
+                     *           "priority": 3,
+                     *           "queued_reason": null
                      *         },
                      *         {
                      *           "job_id": "0197a000-0000-7000-8000-000000000007",
@@ -5643,7 +5797,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "priority": 2,
+                     *           "queued_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5660,6 +5816,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5728,7 +5885,9 @@ export interface operations {
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
                      *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *       "priority": 2,
+                     *       "queued_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5738,6 +5897,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5802,7 +5962,9 @@ export interface operations {
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
                      *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *       "priority": 2,
+                     *       "queued_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -5812,6 +5974,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5903,7 +6066,9 @@ export interface operations {
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
                      *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "priority": 2,
+                     *           "queued_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5920,6 +6085,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5996,6 +6162,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6058,7 +6225,9 @@ export interface operations {
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
                      *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003",
+                     *       "priority": 4,
+                     *       "queued_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -6070,6 +6239,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6110,6 +6280,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6200,6 +6371,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6263,6 +6435,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6325,6 +6498,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6374,6 +6548,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6425,6 +6600,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6487,6 +6663,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6553,6 +6730,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6626,6 +6804,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6679,6 +6858,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6747,6 +6927,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6799,6 +6980,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6837,6 +7019,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6887,6 +7070,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6960,6 +7144,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7019,6 +7204,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7079,6 +7265,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7142,6 +7329,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7210,6 +7398,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7260,6 +7449,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7321,6 +7511,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7371,6 +7562,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7407,6 +7599,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7455,6 +7648,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7526,6 +7720,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7583,6 +7778,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7641,6 +7837,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -47,6 +47,8 @@ import { httpMetrics } from './http/metrics-middleware';
 import { ServingState, closeConnectionsWhileDraining } from './http/serving-state';
 import { traceRequests } from './http/trace-middleware';
 import { createJobFinalListener } from './db/job-final-listener';
+import { createAdmission } from './domain/admission';
+import { createJobSlots } from './domain/job-slots';
 
 export interface AppDeps {
   config: Config;
@@ -79,6 +81,8 @@ export function createApp(deps: AppDeps): {
   const serving = deps.serving ?? new ServingState();
   const schemas = new UserSchemaCompiler();
   const rules = new FeatureRules(schemas);
+  const { limits: defaults, metricsPerTenant: perTenantMetrics } = deps.config;
+  const admission = createAdmission({ knex, defaults, metrics, perTenantMetrics });
   const jobs = createJobsService({
     knex,
     gateway: deps.gateway,
@@ -87,17 +91,21 @@ export function createApp(deps: AppDeps): {
     metrics,
     completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
     finals,
+    admission,
+    slots: createJobSlots({ knex, gateway: deps.gateway, schemas, log, metrics, defaults, perTenantMetrics }),
+    fairness: deps.config.jobs.fairness,
+    perTenantMetrics,
   });
   const compatibility = createCompatibility({ schemas });
   const assignments = createAssignmentsService({ knex, rules, compatibility });
   const starts = createJobStarts({ knex, jobs });
 
   const router = new Router();
-  const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth });
+  const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth, admission });
   registerDocsRoutes(router, buildOpenApiDocument());
   registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway }), serving);
   registerMetricsRoutes(route, metrics);
-  registerClientRoutes(route, createClientsService(knex));
+  registerClientRoutes(route, createClientsService(knex, defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
   registerServiceRoutes(route, createServicesService({ knex, rules, jobs }));

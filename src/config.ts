@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
-import { commaSeparated, ConfigError, integer, type Env } from './env-values';
+import { commaSeparated, ConfigError, integer, decimal, type Env } from './env-values';
+import type { LimitDefaults } from './domain/limits';
 import type { HttpLimits } from './http/server';
 
 export type AccessClass = 'platform' | 'tenant';
@@ -48,7 +49,16 @@ export interface Config {
     completionWaitSeconds: number;
     /** Whether this worker process runs the reconciler of pending job rows (JOB_RECONCILER=off: another one does). */
     reconcilerEnabled: boolean;
+    /**
+     * Whether job workflows carry their tenant as Temporal fairness key (and their priority), and the API's starts
+     * take turns by tenant (JOB_FAIRNESS=off: neither, as before; docs/fairness.md).
+     */
+    fairness: boolean;
   };
+  /** Defaults of the per-tenant and per-caller limits; a tenant's override replaces them (docs/fairness.md). */
+  limits: LimitDefaults;
+  /** Metric series labelled by tenant id rather than by tenant class (METRICS_PER_TENANT=on; unbounded with tenants). */
+  metricsPerTenant: boolean;
   /** Base URL handlers use to reach the completion route; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
   /** Browser origins allowed to call the API (CORS); empty: CORS off. `*` allows any origin. */
@@ -64,6 +74,12 @@ export interface Config {
   };
   /** Worker: most job workflows kept in its sticky cache; evicted ones are replayed from history when they next wake. */
   workerMaxCachedWorkflows: number;
+  /**
+   * Worker: workflow tasks and activities it takes from Temporal at once (the SDK's defaults, 40 and 100, when unset).
+   * What it has taken it runs side by side on its cores; what it has not waits in Temporal's task queue, where
+   * fairness orders it (docs/fairness.md, "The worker's slots").
+   */
+  workerSlots: { workflowTasks?: number; activities?: number };
   workerMetrics: {
     /** Port of the worker's /metrics (its own series and the Temporal SDK's); none when unset. */
     port?: number;
@@ -83,6 +99,17 @@ function optionalPort(env: Env, name: string): number | undefined {
   const port = integer(env, name, 0, 1);
   if (port > 65535) throw new ConfigError(`${name} must be a port (1-65535), got "${env[name]}"`);
   return port;
+}
+
+function optionalInteger(env: Env, name: string, min: number): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, 0, min);
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+  return raw === 'on';
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -204,7 +231,16 @@ export function loadConfig(env: Env = process.env): Config {
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),
       reconcilerEnabled: env.JOB_RECONCILER !== 'off',
       completionWaitSeconds: integer(env, 'COMPLETION_WAIT_SECONDS', 10),
+      fairness: onOff(env, 'JOB_FAIRNESS', true),
     },
+    limits: {
+      jobsPerSecond: decimal(env, 'TENANT_JOBS_PER_SECOND', 50),
+      jobsBurst: integer(env, 'TENANT_JOBS_BURST', 200),
+      maxRunningJobs: integer(env, 'TENANT_MAX_RUNNING_JOBS', 0, 0),
+      requestsPerSecond: decimal(env, 'CALLER_REQUESTS_PER_SECOND', 200),
+      requestsBurst: integer(env, 'CALLER_REQUESTS_BURST', 400),
+    },
+    metricsPerTenant: onOff(env, 'METRICS_PER_TENANT', false),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
     corsAllowedOrigins: parseAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
     logLevel,
@@ -214,6 +250,10 @@ export function loadConfig(env: Env = process.env): Config {
       workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
     },
     workerMaxCachedWorkflows: integer(env, 'WORKER_MAX_CACHED_WORKFLOWS', 500, 2),
+    workerSlots: {
+      workflowTasks: optionalInteger(env, 'WORKER_WORKFLOW_TASK_SLOTS', 2),
+      activities: optionalInteger(env, 'WORKER_ACTIVITY_SLOTS', 1),
+    },
     http: httpLimits(env),
     workerMetrics: {
       port: workerMetricsPort,

@@ -12,6 +12,15 @@ export function integer(env: Env, name: string, fallback: number, min = 1): numb
   return value;
 }
 
+/** A number of at least 0 (0 turns a rate off), or `fallback` when the variable is unset or empty. */
+export function decimal(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(value)) throw new ConfigError(`${name} must be a number >= 0, got "${raw}"`);
+  return value;
+}
+
 /** The trimmed, non-empty items of a comma-separated setting (none when unset). */
 export function commaSeparated(raw: string | undefined): string[] {
   return (raw ?? '')

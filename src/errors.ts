@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'conflict'
   | 'unprocessable'
   | 'assignment_blocked'
+  | 'rate_limited'
   | 'unavailable';
 
 export class ServiceError extends Error {
@@ -71,6 +72,32 @@ export class UnavailableError extends ServiceError {
   constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super('unavailable', message, options);
     this.retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+  }
+}
+
+/** One token-bucket decision, for the 429 and the RateLimit-Policy / RateLimit headers. */
+export interface LimitDecision {
+  /** The policy: `jobs` (job starts per tenant) or `requests` (requests per caller). */
+  policy: 'jobs' | 'requests';
+  /** Whose bucket: `tenant acme`, `caller client:acme`. */
+  holder: string;
+  allowed: boolean;
+  /** Whole tokens left. */
+  remaining: number;
+  /** Seconds until the next token (when none is left) or until the bucket is full. */
+  resetSeconds: number;
+  rate: number;
+  burst: number;
+}
+
+/** A token bucket is empty: 429 with Retry-After and the RateLimit headers, the message naming the limit. */
+export class RateLimitedError extends ServiceError {
+  constructor(readonly decision: LimitDecision) {
+    const limit = decision.policy === 'jobs' ? 'jobs_per_second' : 'requests_per_second';
+    super(
+      'rate_limited',
+      `${limit} exceeded for ${decision.holder}: ${decision.rate} per second with a burst of ${decision.burst}; retry in ${decision.resetSeconds} s`,
+    );
   }
 }
 

@@ -31,3 +31,18 @@ export interface Handlers {
   training: Handler;
   inference: Handler;
 }
+
+/** A tenant's limits as they apply: the configured defaults, each replaced by the tenant's override when it has one. */
+export interface TenantLimits {
+  /** Jobs the tenant's routes may start per second, on average (the bucket's refill rate). */
+  jobs_per_second: number;
+  /** Jobs that may start at once after a quiet spell (the bucket's size). */
+  burst: number;
+  /** Started, unfinished jobs the tenant may have; a job past it waits as `pending` until one finishes. Null: no cap. */
+  max_running_jobs: number | null;
+  /** The tenant's share of dispatch in Temporal's fairness, against 1.0 for a tenant on the defaults. */
+  fairness_weight: number;
+}
+
+/** What a platform administrator may override per tenant (`clients.limits`); a field left out keeps the default. */
+export type LimitsOverride = Partial<TenantLimits>;

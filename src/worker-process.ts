@@ -8,6 +8,7 @@ import { installTemporalRuntime } from './temporal/runtime';
 import { createJobWorker } from './temporal/worker-factory';
 import { jobGatewayFor } from './temporal/job-gateway';
 import { startReconciler } from './temporal/reconciler';
+import { slotReleaserFor } from './temporal/slot-releaser-factory';
 import { webhookDispatcherFor } from './temporal/webhook-dispatcher';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
@@ -39,12 +40,15 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   const gateway = jobGatewayFor(client, config, metrics);
   // Tests run several workers on their own task queues over one database: one reconciler must not take another's rows.
   const reconciler = config.jobs.reconcilerEnabled ? startReconciler({ knex, gateway, log }) : undefined;
+  // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
+  const releaser = config.jobs.reconcilerEnabled ? slotReleaserFor({ knex, gateway, log, metrics, config }) : undefined;
   const dispatcher = webhookDispatcherFor({ knex, client, config, log });
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {
     await reconciler?.stop();
+    await releaser?.stop();
     await dispatcher?.stop();
     await connection.close();
     await client.connection.close();

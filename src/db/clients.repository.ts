@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Db } from './types';
 import { paginate, PageRequest } from './pagination';
+import type { LimitsOverride } from '../shapes';
 
 export interface ClientRow {
   client_id: string;
   client_uuid: string;
   name: string;
   status: 'active' | 'suspended';
+  /** The override of the configured limits a platform administrator set; null: the defaults. */
+  limits: LimitsOverride | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -15,13 +18,23 @@ export async function findClient(db: Db, clientId: string): Promise<ClientRow | 
   return db('clients').where({ client_id: clientId }).first();
 }
 
-/** Inserts or updates by client_id; `created` tells which happened. */
-export async function upsertClient(db: Db, clientId: string, name: string | undefined): Promise<{ row: ClientRow; created: boolean }> {
+/**
+ * Inserts or updates by client_id; `created` tells which happened. `limits` undefined keeps the override, null
+ * removes it.
+ */
+export async function upsertClient(
+  db: Db,
+  clientId: string,
+  name: string | undefined,
+  limits?: LimitsOverride | null,
+): Promise<{ row: ClientRow; created: boolean }> {
+  const newLimits = limits ? JSON.stringify(limits) : null;
   const rows = await db.raw(
-    `INSERT INTO clients (client_id, client_uuid, name) VALUES (?, ?, ?)
-     ON CONFLICT (client_id) DO UPDATE SET name = COALESCE(?, clients.name), updated_at = now()
+    `INSERT INTO clients (client_id, client_uuid, name, limits) VALUES (?, ?, ?, ?::jsonb)
+     ON CONFLICT (client_id) DO UPDATE SET name = COALESCE(?, clients.name),
+       limits = CASE WHEN ? THEN clients.limits ELSE EXCLUDED.limits END, updated_at = now()
      RETURNING *, (xmax = 0) AS created`,
-    [clientId, randomUUID(), name ?? '', name ?? null],
+    [clientId, randomUUID(), name ?? '', newLimits, name ?? null, limits === undefined],
   );
   const { created, ...row } = rows.rows[0];
   return { row, created };

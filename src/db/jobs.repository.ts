@@ -1,5 +1,5 @@
 import { Db } from './types';
-import type { Handlers } from '../shapes';
+import type { Handlers, LimitsOverride } from '../shapes';
 import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
 
 export type { CompletionResult, TriggeredEvent };
@@ -43,16 +43,24 @@ export interface JobRow {
   idempotency_owner: string | null;
   /** Hash of the request that used the key: the same key with another request is refused. */
   idempotency_fingerprint: string | null;
+  /** Temporal's priority key, 1 (first) to 5. */
+  priority: number;
+  /** Why a pending job waits unstarted (its tenant at max_running_jobs); null once it may start. */
+  queued_reason: string | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
   updated_at: Date;
 }
 
-/** A job with the public ids of its domain and service, joined for responses and workflow search attributes. */
+/**
+ * A job with the public ids of its domain and service, joined for responses and workflow search attributes, and
+ * its tenant's limits override (its fairness weight and metric class).
+ */
 export interface JobView extends JobRow {
   domain_id: string | null;
   service_id: string | null;
+  tenant_limits: LimitsOverride | null;
 }
 
 export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job_type' | 'trigger'> &
@@ -73,6 +81,8 @@ export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job
       | 'idempotency_key'
       | 'idempotency_owner'
       | 'idempotency_fingerprint'
+      | 'priority'
+      | 'queued_reason'
     >
   >;
 
@@ -80,7 +90,8 @@ function jobViews(db: Db) {
   return db('model_jobs')
     .leftJoin('domains', 'domains.domain_uuid', 'model_jobs.domain_uuid')
     .leftJoin('services', 'services.service_uuid', 'model_jobs.service_uuid')
-    .select('model_jobs.*', 'domains.domain_id', 'services.service_id');
+    .leftJoin('clients', 'clients.client_id', 'model_jobs.client_id')
+    .select('model_jobs.*', 'domains.domain_id', 'services.service_id', 'clients.limits as tenant_limits');
 }
 
 /** Inserts a job; with an idempotency key already used by the same owner, returns the first job instead. */
@@ -99,7 +110,8 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobView; cr
     .from('j')
     .leftJoin('domains', 'domains.domain_uuid', 'j.domain_uuid')
     .leftJoin('services', 'services.service_uuid', 'j.service_uuid')
-    .select('j.*', 'domains.domain_id', 'services.service_id');
+    .leftJoin('clients', 'clients.client_id', 'j.client_id')
+    .select('j.*', 'domains.domain_id', 'services.service_id', 'clients.limits as tenant_limits');
   if (rows[0]) return { row: rows[0], created: true };
   const existing = job.idempotency_key
     ? await findByIdempotencyKey(db, job.idempotency_owner!, job.idempotency_key)
@@ -117,12 +129,19 @@ export async function findJob(db: Db, jobId: string): Promise<JobView | undefine
   return jobViews(db).where('model_jobs.job_id', jobId).first();
 }
 
-/** A job with its model's handlers (null when the model is gone), in one statement: what the dispatch step reads. */
-export async function findJobWithHandlers(db: Db, jobId: string): Promise<(JobRow & { handlers: Handlers | null }) | undefined> {
+/**
+ * A job with its model's handlers (null when the model is gone) and its tenant's limits override, in one statement:
+ * what the dispatch step reads.
+ */
+export async function findJobWithHandlers(
+  db: Db,
+  jobId: string,
+): Promise<(JobRow & { handlers: Handlers | null; tenant_limits: LimitsOverride | null }) | undefined> {
   return db('model_jobs')
     .leftJoin('models', 'models.id', 'model_jobs.model_id')
+    .leftJoin('clients', 'clients.client_id', 'model_jobs.client_id')
     .where('model_jobs.job_id', jobId)
-    .first('model_jobs.*', 'models.handlers');
+    .first('model_jobs.*', 'models.handlers', 'clients.limits as tenant_limits');
 }
 
 /**
@@ -136,6 +155,8 @@ export async function claimForRun(db: Db, jobId: string, runId: string): Promise
     .update({
       status: db.raw(`case when status = 'pending' then 'running' else status end`),
       workflow_run_id: runId,
+      // A workflow that runs has its slot, whatever a late decision to hold it said.
+      queued_reason: null,
       started_at: db.raw('coalesce(started_at, now())'),
       updated_at: db.fn.now(),
     });
@@ -189,20 +210,75 @@ export async function storeCompletionResult(db: Db, jobId: string, result: Compl
     .update({ completion_result: JSON.stringify(result), updated_at: db.fn.now() });
 }
 
-/** Jobs whose workflow may never have started (the API died between commit and start), oldest first; `after` the last of a previous batch. */
+/** Where a batch of stale orphans ended: the next batch starts after it. */
+export type OrphanCursor = Pick<JobRow, 'created_at' | 'job_id'> & { turn: number };
+
+/**
+ * Jobs whose workflow may never have started (the API died between commit and start), held jobs aside, a batch
+ * `after` the last of a previous one. Tenants take turns: each tenant's oldest first, then each tenant's second, ...,
+ * so one tenant's thousand orphans do not fill the batch while another's wait for later batches.
+ */
 export async function staleOrphans(
   db: Db,
   olderThanSeconds: number,
   limit = 100,
-  after?: Pick<JobRow, 'created_at' | 'job_id'>,
-): Promise<JobView[]> {
+  after?: OrphanCursor,
+): Promise<(JobView & OrphanCursor)[]> {
+  const ranked = db('model_jobs')
+    .where('status', 'pending')
+    .whereNull('queued_reason')
+    .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
+    .select('job_id', db.raw('row_number() over (partition by client_id order by created_at, job_id) as turn'));
   const query = jobViews(db)
-    .where('model_jobs.status', 'pending')
-    .where('model_jobs.created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
-    .orderBy([{ column: 'model_jobs.created_at' }, { column: 'model_jobs.job_id' }])
+    .join(ranked.as('r'), 'r.job_id', 'model_jobs.job_id')
+    .select('r.turn')
+    .orderBy([{ column: 'r.turn' }, { column: 'model_jobs.created_at' }, { column: 'model_jobs.job_id' }])
     .limit(limit);
-  if (after) query.whereRaw('(model_jobs.created_at, model_jobs.job_id) > (?, ?)', [after.created_at, after.job_id]);
+  if (after) query.whereRaw('(r.turn, model_jobs.created_at, model_jobs.job_id) > (?, ?, ?)', [after.turn, after.created_at, after.job_id]);
   return query;
+}
+
+/**
+ * Serializes the decisions about one tenant's running-job cap (a job held or started, held jobs released) until
+ * the transaction ends, so two of them never count the same free slot.
+ */
+export async function lockTenantSlots(trx: Db, clientId: string): Promise<void> {
+  await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended('mos-tenant-slots:' || ?, 0))`, [clientId]);
+}
+
+/** The tenant's started, unfinished jobs (held ones aside): what its running-job cap counts. */
+export async function countActiveJobs(db: Db, clientId: string): Promise<number> {
+  const row = (await db('model_jobs')
+    .where({ client_id: clientId })
+    .whereIn('status', ['pending', 'running'])
+    .whereNull('queued_reason')
+    .count({ n: '*' })
+    .first()) as { n: string | number };
+  return Number(row.n);
+}
+
+/** Holds pending jobs that may not start yet (cascade jobs written before the cap was applied to them). */
+export async function holdJobs(db: Db, jobIds: string[], reason: string): Promise<void> {
+  if (jobIds.length === 0) return;
+  await db('model_jobs').whereIn('job_id', jobIds).where('status', 'pending').update({ queued_reason: reason, updated_at: db.fn.now() });
+}
+
+/** Releases up to `n` of the tenant's held jobs, highest priority first, then oldest; answers them. */
+export async function releaseHeldJobs(db: Db, clientId: string, n: number): Promise<JobView[]> {
+  const ids: string[] = await db('model_jobs')
+    .where({ client_id: clientId, status: 'pending' })
+    .whereNotNull('queued_reason')
+    .orderBy([{ column: 'priority' }, { column: 'created_at' }])
+    .limit(n)
+    .pluck('job_id');
+  if (ids.length === 0) return [];
+  await db('model_jobs').whereIn('job_id', ids).update({ queued_reason: null, updated_at: db.fn.now() });
+  return jobViews(db).whereIn('model_jobs.job_id', ids);
+}
+
+/** Tenants that have held jobs. */
+export async function tenantsWithHeldJobs(db: Db): Promise<string[]> {
+  return db('model_jobs').whereNotNull('queued_reason').where('status', 'pending').distinct().pluck('client_id');
 }
 
 export interface JobFilter {

@@ -11,6 +11,7 @@ import { startTemporalServer } from '../temporal/server';
 import { jobGatewayFor } from '../temporal/job-gateway';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
+import { slotReleaserFor } from '../temporal/slot-releaser-factory';
 import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
@@ -140,6 +141,8 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     });
     const reconciler = startReconciler({ knex, gateway, log });
     cleanups.push(() => reconciler.stop());
+    const releaser = slotReleaserFor({ knex, gateway, log, metrics, config });
+    cleanups.push(() => releaser.stop());
     const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
     cleanups.push(async () => dispatcher?.stop());
 

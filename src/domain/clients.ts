@@ -3,23 +3,28 @@ import * as repo from '../db/clients.repository';
 import { requireClient } from './lookups';
 import { mapPage, type PageRequest } from '../db/pagination';
 import { toClient } from './views';
+import type { LimitDefaults, LimitsOverride } from './limits';
 
-export function createClientsService(knex: Knex) {
+export function createClientsService(knex: Knex, defaults: LimitDefaults) {
+  const present = (row: repo.ClientRow) => toClient(row, defaults);
   return {
-    async upsert(clientId: string, name?: string) {
-      const { row, created } = await repo.upsertClient(knex, clientId, name);
-      return { client: toClient(row), created };
+    /** `limits`: an override replaces the tenant's (fields left out take the defaults); null removes it; undefined keeps it. */
+    async upsert(clientId: string, name?: string, limits?: LimitsOverride | null) {
+      // An empty override is no override: the tenant is on the defaults.
+      const override = limits && Object.keys(limits).length === 0 ? null : limits;
+      const { row, created } = await repo.upsertClient(knex, clientId, name, override);
+      return { client: present(row), created };
     },
     async get(clientId: string) {
-      return toClient(await requireClient(knex, clientId));
+      return present(await requireClient(knex, clientId));
     },
     async setStatus(clientId: string, status: 'active' | 'suspended') {
       await requireClient(knex, clientId);
-      return toClient((await repo.setClientStatus(knex, clientId, status))!);
+      return present((await repo.setClientStatus(knex, clientId, status))!);
     },
     /** `only` narrows the list to the tenants the caller may see. */
     async list(page: PageRequest, filter: { status?: string; only?: string[] }) {
-      return mapPage(await repo.listClients(knex, page, filter), toClient);
+      return mapPage(await repo.listClients(knex, page, filter), present);
     },
   };
 }

@@ -18,6 +18,8 @@ import {
 } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 import { WorkflowStartRefused } from '../temporal/job-gateway';
+import type { JobSlots } from './job-slots';
+import { tenantClass } from './limits';
 
 /** A job the workflow names but the database does not hold: nothing a retry can fix. */
 export class JobMissing extends Error {}
@@ -35,6 +37,8 @@ export interface DispatchOrder {
   };
   /** The completion route of the job, relative to the API's base URL. */
   completionPath: string;
+  /** The bounded labels of the job's metric series (trigger, tenant class), never sent to the handler. */
+  labels: { trigger: string; tenant: string };
 }
 
 /**
@@ -48,6 +52,10 @@ export function createJobRuns(deps: {
   log: Logger;
   maxCascadeDepth: number;
   metrics?: ServiceMetrics;
+  /** The tenants' running-job caps, which cascade jobs count against (the tenant of their source job). */
+  slots?: JobSlots;
+  /** Metric series per tenant id instead of per tenant class (METRICS_PER_TENANT). */
+  perTenantMetrics?: boolean;
 }) {
   const { knex } = deps;
 
@@ -85,6 +93,7 @@ export function createJobRuns(deps: {
           ...(triggerOutput ? { trigger_output: triggerOutput } : {}),
         },
         completionPath: `/v2/models/${encodeURIComponent(job.model_id)}/versions/${encodeURIComponent(job.model_version)}/jobs/${job.job_id}/complete`,
+        labels: { trigger: job.trigger, tenant: tenantClass(job.client_id, job.tenant_limits, deps.perTenantMetrics) },
       };
     },
 
@@ -119,11 +128,14 @@ export function createJobRuns(deps: {
     },
 
     /**
-     * Starts the workflows of committed cascade jobs (a repeat finds them started). A start Temporal refuses for good
+     * Starts the workflows of committed cascade jobs (a repeat finds them started) that their tenant's running-job cap
+     * leaves room for, holding the others. A start Temporal refuses for good
      * marks that job failed with the reason, as a refused start of the API does; other failures throw, to be retried.
      */
     async launchJobs(jobIds: string[], gateway: JobGateway = deps.gateway): Promise<void> {
-      const rows = await jobs.findJobs(knex, jobIds);
+      const written = await jobs.findJobs(knex, jobIds);
+      // Those past their tenant's cap are held; the releaser starts them as the tenant's jobs finish.
+      const rows = deps.slots ? await deps.slots.admitWritten(written) : written.filter((j) => !j.queued_reason);
       const outcomes = await Promise.allSettled(
         rows.map(async (job) => {
           try {

@@ -44,6 +44,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
           service_uuid: where.serviceUuid ?? null,
           input,
           metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
+          priority: body.priority,
         },
         ctx,
       );
@@ -146,7 +147,15 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
           await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16): outbox row in this transaction
           return jobs.stage(
             trx,
-            { model_id: modelId, model_version: version, job_type: 'training', trigger: 'direct', input, metadata: body.metadata },
+            {
+              model_id: modelId,
+              model_version: version,
+              job_type: 'training',
+              trigger: 'direct',
+              input,
+              metadata: body.metadata,
+              priority: body.priority,
+            },
             ctx,
           );
         });
@@ -164,7 +173,15 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
         jobs.launch(
           await jobs.stage(
             knex,
-            { model_id: modelId, model_version: version, job_type: 'inference', trigger: 'direct', input, metadata: body.metadata },
+            {
+              model_id: modelId,
+              model_version: version,
+              job_type: 'inference',
+              trigger: 'direct',
+              input,
+              metadata: body.metadata,
+              priority: body.priority,
+            },
             ctx,
           ),
         ),

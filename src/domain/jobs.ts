@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
 import { confirmOutcome } from '../db/unconfirmed-outcomes.repository';
-import { WorkflowStartRefused, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
-import { markStartRefused, recordCancellation } from './job-outcomes';
+import { fairnessKeyFor, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
+import { recordCancellation } from './job-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
@@ -17,6 +17,14 @@ import type { Db } from '../db/types';
 import type { ServiceMetrics } from '../observability/metrics';
 import { toJob, toLineage } from './views';
 import type { JobFinalListener } from '../db/job-final-listener';
+import { inTransaction } from '../db/transaction';
+import type { LimitDecision } from '../errors';
+import type { Admission } from './admission';
+import type { JobSlots } from './job-slots';
+import { FairStarts } from './fair-starts';
+import { jobStarter } from './job-starter';
+import { tenantClass } from './limits';
+import { DEFAULT_PRIORITY } from './priorities';
 
 /** The longest `?wait=` a job read takes, in seconds. */
 export const MAX_JOB_WAIT_SECONDS = 60;
@@ -59,6 +67,8 @@ export interface JobRequestContext {
   /** Hash of the operation's path parameters and body. */
   fingerprint?: string;
   operation: string;
+  /** Told the tenant's job-bucket decision once the job is written (the route sets the RateLimit headers). */
+  admitted?: (decision: LimitDecision) => void;
 }
 
 export interface JobAccepted {
@@ -79,7 +89,9 @@ function actor(principal: Principal): string {
   return principal.kind === 'human' ? `user:${principal.username}` : `client:${principal.clientId}`;
 }
 
-/** Workflow starts one API process runs after answering, at most; past that a start request waits for its own. */
+/** Workflow starts one API process runs at once, after answering; more wait their tenant's turn (FairStarts). */
+const START_CONCURRENCY = 16;
+/** Starts running or waiting, at most; past that a start request waits for its own (back-pressure on a slow Temporal). */
 const MAX_BACKGROUND_STARTS = 64;
 
 export function createJobsService(deps: {
@@ -92,8 +104,17 @@ export function createJobsService(deps: {
   completionWaitSeconds: number;
   /** Wakes `?wait=` reads when a job reaches a final status; without it a read answers at once. */
   finals?: JobFinalListener;
+  /** The tenant's job bucket, checked in the transaction that writes each job; none: no limit. */
+  admission?: Admission;
+  /** The tenant's running-job cap; none: no cap. */
+  slots?: JobSlots;
+  /** `false` (JOB_FAIRNESS=off): starts are served first come, first served, as before tenants took turns. */
+  fairness?: boolean;
+  /** Metric series per tenant id instead of per tenant class (METRICS_PER_TENANT). */
+  perTenantMetrics?: boolean;
 }) {
   const { knex, gateway, log, metrics } = deps;
+  const fair = deps.fairness ?? true;
   const present = (row: repo.JobView) => toJob(row, { workflowId: workflowIdFor, uiUrl: (id) => gateway.uiUrl(id) });
 
   async function visibleJob(principal: Principal, modelId: string, version: string, jobId: string): Promise<repo.JobView> {
@@ -177,22 +198,8 @@ export function createJobsService(deps: {
   }
 
   const backgroundStarts = new Set<Promise<void>>();
-
-  /** One job's start; never throws: what it cannot start is marked failed (refused) or left to the reconciler. */
-  async function start(job: repo.JobView): Promise<void> {
-    try {
-      await gateway.launch(job);
-    } catch (err) {
-      if (!(err instanceof WorkflowStartRefused)) {
-        log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
-        return;
-      }
-      log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
-      await markStartRefused(knex, deps.schemas, log, job.job_id, err, metrics).catch((cause: unknown) =>
-        log.error({ err: cause, jobId: job.job_id }, 'could not mark the refused job failed'),
-      );
-    }
-  }
+  const starts = new FairStarts(START_CONCURRENCY);
+  const start = jobStarter(deps);
 
   const owner = (ctx: JobRequestContext) => `${ctx.principal.subject}:${ctx.operation}`;
 
@@ -231,9 +238,18 @@ export function createJobsService(deps: {
       const idem = ctx?.idempotencyKey
         ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
         : {};
-      const { row, created } = await repo.insertJob(db, { ...job, ...idem, job_id: uuidv7() });
-      if (!created) throw new IdempotentReplay(row);
-      return row;
+      // The token, the cap's count and the row in one transaction: a 429 or a rollback leaves none of them.
+      const write = async (trx: Db) => {
+        const clientId = job.client_id ?? null;
+        const admitted = await deps.admission?.job(trx, clientId);
+        const queued_reason = admitted && deps.slots ? await deps.slots.holdReason(trx, clientId, admitted.limits) : null;
+        const priority = job.priority ?? DEFAULT_PRIORITY[job.trigger];
+        const { row, created } = await repo.insertJob(trx, { ...job, ...idem, priority, queued_reason, job_id: uuidv7() });
+        if (!created) throw new IdempotentReplay(row);
+        if (admitted?.decision) ctx?.admitted?.(admitted.decision);
+        return row;
+      };
+      return (db as Knex.Transaction).isTransaction ? write(db) : inTransaction(knex, write);
     },
 
     /**
@@ -244,12 +260,16 @@ export function createJobsService(deps: {
      */
     async launch(job: repo.JobView): Promise<JobAccepted> {
       const accepted = { job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
-      if (backgroundStarts.size >= MAX_BACKGROUND_STARTS) {
-        await start(job);
+      if (job.queued_reason) {
+        // Held for a slot: the worker's releaser starts it when one of the tenant's jobs finishes.
+        metrics?.jobQueued(job.trigger, tenantClass(job.client_id, job.tenant_limits, deps.perTenantMetrics));
         return accepted;
       }
-      const started: Promise<void> = start(job).finally(() => backgroundStarts.delete(started));
+      const started: Promise<void> = starts
+        .run(fair ? fairnessKeyFor(job.client_id) : '', () => start(job))
+        .finally(() => backgroundStarts.delete(started));
       backgroundStarts.add(started);
+      if (starts.size > MAX_BACKGROUND_STARTS) await started;
       return accepted;
     },
 

@@ -51,7 +51,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     };
   }
 
-  type InitBody = { service_id: string; departure_datetime: string; static_features: FeatureValues };
+  type InitBody = { service_id: string; departure_datetime: string; static_features: FeatureValues; priority?: number };
 
   /** Writes the service and its inference job in the caller's transaction. */
   async function stageInit(trx: Knex.Transaction, domain: DomainRow, body: InitBody, ctx: JobRequestContext) {
@@ -75,6 +75,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
         domain_uuid: domain.domain_uuid,
         service_uuid: row.service_uuid,
         input: inferenceInput(domain, row),
+        priority: body.priority,
       },
       ctx,
     );

@@ -6,14 +6,25 @@ import type { JobView } from '../db/jobs.repository';
 import type { ModelRow, VersionRow } from '../db/models.repository';
 import type { ServiceRow } from '../db/services.repository';
 import type { SubscriptionRow } from '../db/subscriptions.repository';
+import { effectiveLimits, type LimitDefaults } from './limits';
 
 /**
  * The API shapes of every resource, built from repository rows in this one place (spec part 2 field names;
  * dates as ISO strings).
  */
 
-export function toClient(row: ClientRow) {
-  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+/** A tenant with the limits that apply to it (its override over the defaults) and the override alone. */
+export function toClient(row: ClientRow, defaults: LimitDefaults) {
+  return {
+    client_id: row.client_id,
+    client_uuid: row.client_uuid,
+    name: row.name,
+    status: row.status,
+    limits: effectiveLimits(defaults, row.limits),
+    limits_override: row.limits,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
 }
 
 export function toDomain(row: DomainRow) {
@@ -112,6 +123,8 @@ export function toJob(row: JobView, temporal: { workflowId(jobId: string): strin
     completed_at: iso(row.completed_at),
     temporal_workflow_id: temporal.workflowId(row.job_id),
     temporal_url: temporal.uiUrl(row.job_id),
+    priority: row.priority,
+    queued_reason: row.queued_reason,
   };
 }
 

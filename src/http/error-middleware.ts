@@ -1,5 +1,14 @@
 import type { Context, Next } from 'koa';
-import { ErrorCode, ServiceError, AssignmentBlockedError, MethodNotAllowedError, UnauthenticatedError, UnavailableError } from '../errors';
+import {
+  ErrorCode,
+  ServiceError,
+  AssignmentBlockedError,
+  MethodNotAllowedError,
+  RateLimitedError,
+  UnauthenticatedError,
+  UnavailableError,
+} from '../errors';
+import { setRateLimitHeaders } from './rate-limit-headers';
 import { classifyFailure } from '../failure-classes';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -12,6 +21,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   unprocessable: 422,
   assignment_blocked: 422,
+  rate_limited: 429,
   unavailable: 503,
 };
 
@@ -49,6 +59,10 @@ export function errorMiddleware() {
         ctx.body = { success: false, message: err.message };
         if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allowed.join(', '));
         if (err instanceof UnauthenticatedError) ctx.set('WWW-Authenticate', err.challenge);
+        if (err instanceof RateLimitedError) {
+          setRateLimitHeaders(ctx, err.decision);
+          ctx.set('Retry-After', String(err.decision.resetSeconds));
+        }
         if (err instanceof UnavailableError) {
           ctx.set('Retry-After', String(err.retryAfterSeconds));
           ctx.state.log?.warn({ err }, 'dependency unavailable');

@@ -14,11 +14,15 @@ import type { ChangeContext } from '../domain/dry-run';
 import { actorOf } from '../auth/principal';
 import { visibleTenants } from '../auth/access';
 import type { OperationId, PathParams, QueryParams, RequestBody } from '../openapi/types';
+import type { Admission } from '../domain/admission';
+import { setRateLimitHeaders } from './rate-limit-headers';
 
 export interface RoutingDeps {
   validator: RequestValidator;
   verify: TokenVerifier;
   auth: AuthConfig;
+  /** The per-caller request bucket, taken after the caller is known and before anything else. */
+  admission?: Pick<Admission, 'request'>;
 }
 
 export interface RouteContext<O extends OperationId = OperationId> {
@@ -38,6 +42,10 @@ export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
     const op = operation(opId);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     router[method](op.id, koaPath(op.path), authorize(op, deps), async (ctx: Context) => {
+      if (op.permission !== 'public' && deps.admission) {
+        const decision = await deps.admission.request(ctx.state.principal);
+        if (decision) setRateLimitHeaders(ctx, decision);
+      }
       deps.validator.params(ctx.params as Record<string, string>);
       const body = op.body ? deps.validator.body(op.body, ctx.request.body) : undefined;
       const query = queryOf(ctx, op);
@@ -83,7 +91,13 @@ export function jobContext(r: RouteContext, opId: OperationId): JobRequestContex
         .update(canonicalJson({ params: r.params, body: r.body ?? null }))
         .digest('hex')
     : undefined;
-  return { principal: r.ctx.state.principal, idempotencyKey: key, fingerprint, operation: opId };
+  return {
+    principal: r.ctx.state.principal,
+    idempotencyKey: key,
+    fingerprint,
+    operation: opId,
+    admitted: (decision) => setRateLimitHeaders(r.ctx, decision),
+  };
 }
 
 const matchers = OPERATIONS.map((op) => ({ op, regex: new RegExp(`^${koaPath(op.path).replace(/:[a-z_]+/g, '[^/]+')}/?$`) }));

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 /**
  * Every label value below comes from a closed set (route templates, job types, triggers, statuses, handler kinds,
- * Temporal operations), never from ids: a series per job or tenant would grow without bound and make every
+ * Temporal operations, tenant classes), never from ids unless an operator opts in (METRICS_PER_TENANT): a series per job or tenant would grow without bound and make every
  * Prometheus query slower. Per-job and per-tenant questions go to the API or to Temporal visibility
  * (docs/observability.md).
  */
@@ -21,6 +21,7 @@ export interface PoolStats {
 // Job and request durations span milliseconds (in-process handlers) to the completion deadline (an hour).
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const JOB_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+const SCHEDULE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const TEMPORAL_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /**
@@ -87,6 +88,33 @@ export class ServiceMetrics {
     labelNames: ['handler', 'retryable'],
     registers: [this.registry],
   });
+  // `tenant` is the tenant class (none, default, custom: src/domain/limits.ts `tenantClass`), or the tenant id where
+  // METRICS_PER_TENANT=on opts in; `caller` for the per-caller request limit.
+  readonly throttled = new Counter({
+    name: 'mos_requests_throttled_total',
+    help: 'Requests answered 429, by limit (requests: per caller; jobs: per tenant) and tenant class',
+    labelNames: ['limit', 'tenant'],
+    registers: [this.registry],
+  });
+  readonly jobsQueued = new Counter({
+    name: 'mos_jobs_queued_total',
+    help: 'Jobs held pending because their tenant was at its max_running_jobs, by trigger and tenant class',
+    labelNames: ['trigger', 'tenant'],
+    registers: [this.registry],
+  });
+  readonly jobsReleased = new Counter({
+    name: 'mos_jobs_released_total',
+    help: 'Held jobs started once their tenant had a free slot, by trigger and tenant class',
+    labelNames: ['trigger', 'tenant'],
+    registers: [this.registry],
+  });
+  readonly scheduleToStart = new Histogram({
+    name: 'mos_job_schedule_to_start_seconds',
+    help: "Time a job's dispatch activity waited in Temporal's task queue before a worker took it, by trigger and tenant class",
+    labelNames: ['trigger', 'tenant'],
+    buckets: SCHEDULE_BUCKETS,
+    registers: [this.registry],
+  });
   readonly temporalCalls = new Histogram({
     name: 'mos_temporal_client_duration_seconds',
     help: 'Temporal client calls by operation and outcome',
@@ -132,6 +160,18 @@ export class ServiceMetrics {
   jobFinished(jobType: string, status: string, seconds: number): void {
     this.jobsFinished.inc({ job_type: jobType, status });
     this.jobDuration.observe({ job_type: jobType, status }, seconds);
+  }
+
+  requestThrottled(limit: 'requests' | 'jobs', tenant: string): void {
+    this.throttled.inc({ limit, tenant });
+  }
+
+  jobQueued(trigger: string, tenant: string): void {
+    this.jobsQueued.inc({ trigger, tenant });
+  }
+
+  jobReleased(trigger: string, tenant: string): void {
+    this.jobsReleased.inc({ trigger, tenant });
   }
 
   completionReported(outcome: CompletionOutcome): void {

@@ -72,7 +72,8 @@ function responses(op: Operation) {
     }
     return out;
   }
-  const codes = [400, 401, 403, 404, ...(op.body ? [413] : []), ...(op.errors ?? []).filter((c) => c !== 207), 503];
+  // 429: every authenticated route counts a tenant caller's requests; job-starting routes also the tenant's job starts.
+  const codes = [400, 401, 403, 404, ...(op.body ? [413] : []), ...(op.errors ?? []).filter((c) => c !== 207), 429, 503];
   for (const code of [...new Set(codes)].sort((a, b) => a - b)) {
     out[code] = ref('responses', code === 422 && MAY_BLOCK.has(op.id) ? 'AssignmentBlocked' : errorResponses[code].name);
   }

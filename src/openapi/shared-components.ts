@@ -37,6 +37,21 @@ export const headers = {
     description: 'The request id: the X-Request-Id the caller sent when sane, else a new UUID. Logged with the request.',
     schema: { type: 'string' },
   },
+  RetryAfter: {
+    description: 'Seconds to wait before the request can succeed',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  RateLimitPolicy: {
+    description:
+      'The limits the request was counted against (IETF draft-ietf-httpapi-ratelimit-headers): `"requests"` (per caller of a tenant) and `"jobs"` (job starts per tenant), each with its quota `q` (the bucket size, `burst`) and window `w` in seconds (the time the bucket takes to refill whole), e.g. `"jobs";q=200;w=4`',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'The state of each limit after this request: `r` requests (or job starts) left now, `t` seconds until the next one when none is left, else until the bucket is full, e.g. `"jobs";r=0;t=1`',
+    schema: { type: 'string' },
+  },
   WwwAuthenticate: {
     description:
       '`Bearer` when no token was sent; `Bearer error="invalid_token", error_description="..."` when the token was refused (RFC 6750)',
@@ -72,6 +87,20 @@ export const errorResponses: Record<number, { name: string; response: object }> 
     response: errorBody(
       'Semantically invalid: domain not active, no model assigned, features not matching the freeze, input not matching a contract, suspended tenant',
     ),
+  },
+  429: {
+    name: 'TooManyRequests',
+    response: {
+      ...errorBody(
+        "Over a rate limit (docs/fairness.md): the tenant's job starts past its `jobs_per_second` and `burst`, or a tenant caller's requests past the per-caller limit; the message names the limit. Nothing was written.",
+      ),
+      headers: {
+        ...requestId,
+        'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+        'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+        RateLimit: { $ref: '#/components/headers/RateLimit' },
+      },
+    },
   },
   503: { name: 'Unavailable', response: errorBody('The database or Temporal is unreachable; retry later') },
 };

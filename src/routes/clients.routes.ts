@@ -7,7 +7,7 @@ export function registerClientRoutes(route: Register, clients: ReturnType<typeof
   route('listClients', async (r) => clients.list(page(r), { status: r.query.status, only: visibleTenants(r.ctx.state.principal) }));
 
   route('upsertClient', async ({ ctx, params, body }) => {
-    const { client, created } = await clients.upsert(params.client_id, body.name);
+    const { client, created } = await clients.upsert(params.client_id, body.name, body.limits);
     ctx.status = created ? 201 : 200;
     return client;
   });

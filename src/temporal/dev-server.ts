@@ -43,6 +43,8 @@ export interface DevServerOptions {
   uiPort?: number;
   headless?: boolean;
   onOutput?: (line: string) => void;
+  /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
+  dynamicConfig?: Record<string, number | boolean>;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = await freePort(options.port);
   const uiPort = options.headless ? 0 : await freePort(options.uiPort);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--log-format', 'json'];
-  args.push(...devServerArgs());
+  args.push(...devServerArgs(options.dynamicConfig));
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-ip', '127.0.0.1');
   if (options.dbFile) {

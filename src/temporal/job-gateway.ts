@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type SearchAttributePair } from '@temporalio/common';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Priority, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
 import {
@@ -23,6 +23,29 @@ import type { ServiceMetrics } from '../observability/metrics';
 
 export function workflowIdFor(jobId: string): string {
   return `job-${jobId}`;
+}
+
+/** The fairness key of jobs of no tenant (jobs of the global model routes): not a client id, which starts alphanumeric. */
+export const PLATFORM_FAIRNESS_KEY = '~platform';
+const MAX_FAIRNESS_KEY_BYTES = 64;
+
+/**
+ * The key Temporal's task-queue fairness balances dispatch by: the job's tenant (docs/fairness.md). Temporal takes at
+ * most 64 bytes; a longer client id (they may have 128 characters) keeps its start and a hash of the whole, so two
+ * tenants never share a key.
+ */
+export function fairnessKeyFor(clientId: string | null): string {
+  if (clientId === null) return PLATFORM_FAIRNESS_KEY;
+  if (Buffer.byteLength(clientId) <= MAX_FAIRNESS_KEY_BYTES) return clientId;
+  return `${clientId.slice(0, 40)}~${createHash('sha256').update(clientId).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * Temporal's priority of a job's workflow; its activities inherit it (the server merges the workflow's priority
+ * into each activity task that sets none), so every task of the job carries the tenant's key and weight.
+ */
+export function jobPriority(job: JobView): Priority {
+  return { priorityKey: job.priority, fairnessKey: fairnessKeyFor(job.client_id), fairnessWeight: job.tenant_limits?.fairness_weight ?? 1 };
 }
 
 /**
@@ -123,8 +146,11 @@ export function createJobGateway(options: {
   startWaitMs?: number;
   /** Counts the workflows this process starts, by job type and trigger. */
   metrics?: ServiceMetrics;
+  /** `false` (JOB_FAIRNESS=off): workflows start with no priority, fairness key or weight, as before #27. */
+  fairness?: boolean;
 }): JobGateway {
   const { client, taskQueue, namespace, uiUrl, completionDeadlineSeconds } = options;
+  const fairness = options.fairness ?? true;
   const ttl = options.readinessTtlMs ?? 60_000;
   const retry = options.readinessRetryMs ?? 2_000;
   const startWaitMs = options.startWaitMs ?? 5_000;
@@ -144,6 +170,7 @@ export function createJobGateway(options: {
   return {
     async launch(job) {
       const input: ModelJobInput = { jobId: job.job_id, completionDeadlineSeconds };
+      const priority = fairness ? jobPriority(job) : undefined;
       try {
         // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row later.
         await client.withDeadline(Date.now() + startWaitMs, () =>
@@ -154,6 +181,7 @@ export function createJobGateway(options: {
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
             taskQueue,
             args: [input],
+            ...(priority ? { priority } : {}),
             typedSearchAttributes: jobSearchAttributes(job, 'pending'),
             memo: {
               job_id: job.job_id,
@@ -170,6 +198,10 @@ export function createJobGateway(options: {
               root_job_id: job.root_job_id,
               depth: job.cascade_depth,
               rerun_of: job.rerun_of,
+              // What the task queue balances and orders its tasks by (docs/fairness.md); shown in the Web UI.
+              ...(priority
+                ? { fairness_key: priority.fairnessKey, fairness_weight: priority.fairnessWeight, priority: priority.priorityKey }
+                : {}),
             },
             staticSummary: summary(job),
             staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
@@ -234,7 +266,7 @@ export function createJobGateway(options: {
   };
 }
 
-/** The gateway as configured: task queue, namespace, UI link and completion deadline from the config. */
+/** The gateway as configured: task queue, namespace, UI link, completion deadline and fairness from the config. */
 export function jobGatewayFor(client: Client, config: Config, metrics?: ServiceMetrics): JobGateway {
   return createJobGateway({
     metrics,
@@ -243,5 +275,6 @@ export function jobGatewayFor(client: Client, config: Config, metrics?: ServiceM
     namespace: config.temporal.namespace,
     uiUrl: config.temporal.uiUrl,
     completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
+    fairness: config.jobs.fairness,
   });
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { staleOrphans, type JobView } from '../db/jobs.repository';
+import { staleOrphans, type OrphanCursor } from '../db/jobs.repository';
 import type { JobGateway } from './job-gateway';
 import { redeliverUnconfirmed } from './outcome-redelivery';
 
@@ -48,7 +48,7 @@ export function startReconciler(deps: {
     try {
       // Rows pile up while Temporal is away (the API accepts jobs on a readiness answer up to a minute old): a pass
       // starts all of them, a batch at a time, rather than one batch every `everyMs`.
-      for (let after: JobView | undefined; ;) {
+      for (let after: OrphanCursor | undefined; ;) {
         const batch = await staleOrphans(deps.knex, deps.graceSeconds ?? 30, ORPHANS_PER_BATCH, after);
         for (let i = 0; i < batch.length; i += STARTS_IN_FLIGHT) {
           await Promise.all(

@@ -6,7 +6,7 @@ import knexFactory from 'knex';
 import Long from 'long';
 import { projectRoot } from '../paths';
 import { freePort } from './dev-server';
-import { dynamicConfigYaml } from './server-tuning';
+import { dynamicConfigYaml, type DynamicValue } from './server-tuning';
 import { spawnLogged, stopChild } from './child-process';
 
 /**
@@ -37,6 +37,8 @@ export interface TemporalServerOptions {
   port?: number;
   uiPort?: number;
   headless?: boolean;
+  /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
+  dynamicConfig?: Record<string, DynamicValue>;
   historyShards?: number;
   /**
    * Most Postgres connections of each of the server's four services (frontend, history, matching, worker) to its
@@ -211,7 +213,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const configDir = path.join(options.workDir, 'config');
   mkdirSync(configDir, { recursive: true });
   const dynamicConfig = path.join(configDir, 'dynamic-config.yaml');
-  writeFileSync(dynamicConfig, dynamicConfigYaml());
+  writeFileSync(dynamicConfig, dynamicConfigYaml(options.dynamicConfig));
   writeFileSync(
     path.join(configDir, 'production.yaml'),
     serverConfig({

@@ -8,6 +8,7 @@ import { createActivities } from '../../activities';
 import { createWebhookActivities } from '../../activities/webhooks';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
+import { createJobSlots } from '../domain/job-slots';
 import { jobGatewayFor } from './job-gateway';
 import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
@@ -55,19 +56,19 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     throw err;
   }
   const gateway = jobGatewayFor(deps.client, config, deps.metrics);
+  const schemas = new UserSchemaCompiler();
+  const slotDeps = { knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics };
   const activities = createActivities({
-    knex: deps.knex,
-    schemas: new UserSchemaCompiler(),
-    gateway,
+    ...slotDeps,
+    slots: createJobSlots({ ...slotDeps, defaults: config.limits, perTenantMetrics: config.metricsPerTenant }),
+    perTenantMetrics: config.metricsPerTenant,
     clients: {
       lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
       ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
       inProcess: deps.inProcess,
     },
-    log: deps.log,
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
-    metrics: deps.metrics,
   });
   const webhookActivities = createWebhookActivities({
     knex: deps.knex,
@@ -86,6 +87,8 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
     // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
     maxCachedWorkflows: config.workerMaxCachedWorkflows,
+    ...(config.workerSlots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: config.workerSlots.workflowTasks } : {}),
+    ...(config.workerSlots.activities ? { maxConcurrentActivityTaskExecutions: config.workerSlots.activities } : {}),
     ...deps.tracing?.workerOptions,
     interceptors: {
       ...deps.tracing?.workerOptions.interceptors,

@@ -24,6 +24,7 @@ import { createHttpServer } from '../../src/http/server';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 import { ContractChecker, contractMiddleware } from './contract';
+import { slotReleaserFor } from '../../src/temporal/slot-releaser-factory';
 
 export const PLATFORM_CLIENT = 'platform-app';
 export const ALL_SCOPES = ['admin'];
@@ -54,6 +55,11 @@ export interface HarnessOptions {
   tracing?: Tracing;
   /** Activity interceptors of the worker (e.g. to hold a step after it committed, while a test crashes Temporal). */
   activityInterceptors?: import('@temporalio/worker').ActivityInterceptorsFactory[];
+  /**
+   * Run the releaser of held jobs (as the worker process does), on notifications only: its periodic sweep would
+   * start other files' held jobs on this harness's task queue.
+   */
+  releaser?: boolean;
 }
 
 /** A unique id for this test's tenants and models, so tests never depend on each other. */
@@ -72,6 +78,7 @@ export class Harness {
   /** Responses that broke the OpenAPI document, by request id, until a test claims them. */
   /** The worker's own pool, as in production where it is another process. */
   private workerKnex?: Knex;
+  private releaser?: { stop(): Promise<void> };
 
   private constructor(
     readonly config: Config,
@@ -159,6 +166,11 @@ export class Harness {
       close,
     );
     if (options.worker) await harness.startWorker();
+    if (options.releaser) {
+      const releaser = slotReleaserFor({ knex, gateway, log, metrics, config, sweepMs: 3_600_000 });
+      await releaser.ready;
+      harness.releaser = releaser;
+    }
     return harness;
   }
 
@@ -230,6 +242,7 @@ export class Harness {
   }
 
   async stop(): Promise<void> {
+    await this.releaser?.stop();
     await this.stopWorker();
     await this.closeApp();
     await new Promise((r) => this.server.close(r));

@@ -336,6 +336,23 @@ describe('authentication and authorization matrix', () => {
     ).toBe(direct.body.job_id);
   });
 
+  it("lets a tenant's callers read its limits and only administrators set them", async () => {
+    await h.api('PUT', `/v2/clients/${TENANT}`, { body: {} });
+    const limits = { max_running_jobs: 3 };
+    for (const token of [
+      await h.idp.machine(TENANT_CLIENT, ['client_read', 'manage_domains']),
+      await h.idp.human('dave', [`client:${TENANT}`], ['client_read', 'manage_domains']),
+      await h.idp.machine(PLATFORM_CLIENT, ['client_read', 'manage_domains']),
+    ]) {
+      const refused = await h.api('PUT', `/v2/clients/${TENANT}`, { token, body: { limits } });
+      expect([refused.status, refused.body.message]).toEqual([403, expect.stringContaining('administrators')]);
+    }
+    expect((await h.api('PUT', `/v2/clients/${TENANT}`, { body: { limits } })).body.limits_override).toEqual(limits);
+    const read = await h.api('GET', `/v2/clients/${TENANT}`, { token: await h.idp.machine(TENANT_CLIENT, ['client_read']) });
+    expect(read.body).toMatchObject({ limits: { max_running_jobs: 3 }, limits_override: limits });
+    expect((await h.api('PUT', `/v2/clients/${TENANT}`, { body: { limits: null } })).body.limits_override).toBeNull();
+  });
+
   it('narrows the client list to the tenants the caller may see', async () => {
     await h.api('PUT', `/v2/clients/${TENANT}`, { body: {} });
     await h.api('PUT', `/v2/clients/${OTHER_TENANT}`, { body: {} });

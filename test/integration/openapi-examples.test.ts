@@ -67,7 +67,12 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.GET('/v2/health/live'));
     await ok(api.GET('/v2/health/ready'));
     await ok(api.PUT('/v2/clients/{client_id}', { params: { path: client }, body: { name: 'Globex' } }));
-    await ok(api.PUT('/v2/clients/{client_id}', { params: { path: client }, body: { name: 'Globex Airways' } }));
+    await ok(
+      api.PUT('/v2/clients/{client_id}', {
+        params: { path: client },
+        body: { name: 'Globex Airways', limits: { jobs_per_second: 20, burst: 50, max_running_jobs: 100 } },
+      }),
+    );
     await ok(api.GET('/v2/clients/{client_id}', { params: { path: client } }));
     await ok(api.PUT('/v2/clients/{client_id}/new_status', { params: { path: client }, body: { status: 'active' } }));
     // Listed by a user of globex alone: other tests' tenants share this database.

@@ -6,6 +6,8 @@ const client = {
   client_uuid: '0197a000-0000-7000-8000-000000000001',
   name: 'Acme',
   status: 'active',
+  limits: { jobs_per_second: 50, burst: 200, max_running_jobs: null, fairness_weight: 1 },
+  limits_override: null,
   created_at: '2025-06-02T09:00:00.000Z',
   updated_at: '2025-06-02T09:00:00.000Z',
 };

@@ -1,3 +1,4 @@
+import { jobPriority } from './jobs';
 import { id, dateTime, described, obj, ref, ts } from './common';
 import { assignmentAuditFields } from './change-safety';
 
@@ -86,6 +87,7 @@ export const assignmentSchemas: Record<string, object> = {
       service_id: described('Identifier within the domain; an existing service is re-initialized', id),
       departure_datetime: described('When the service departs; departed services no longer block assignments', dateTime),
       static_features: described("Feature values, validated against the default assignment's frozen feature schema; `{}` for none", obj),
+      priority: jobPriority,
     },
   },
   UpdateServiceRequest: {

@@ -4,6 +4,11 @@ import { id, dateTime, described, obj, ts } from './common';
 const nullable = (schema: { type: string }, description: string) => ({ ...schema, type: [schema.type, 'null'], description });
 const jobStatus = { enum: ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'] };
 const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun'] };
+/** Temporal's priority key (docs/fairness.md, "Priority"). */
+export const jobPriority = described(
+  "The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4)",
+  { type: 'integer', minimum: 1, maximum: 5 },
+);
 
 /** Jobs, completions and event subscriptions. */
 export const jobSchemas: Record<string, object> = {
@@ -13,6 +18,7 @@ export const jobSchemas: Record<string, object> = {
     properties: {
       input: described("The handler's input; checked against the model's input_schema when it has one", obj),
       metadata: described('Free-form metadata stored on the job', obj),
+      priority: jobPriority,
     },
   },
   ModelJob: {
@@ -31,6 +37,8 @@ export const jobSchemas: Record<string, object> = {
       'created_at',
       'temporal_workflow_id',
       'temporal_url',
+      'priority',
+      'queued_reason',
     ],
     properties: {
       job_id: described('Durable job identifier (UUIDv7)', { type: 'string' }),
@@ -62,6 +70,15 @@ export const jobSchemas: Record<string, object> = {
       completed_at: nullable({ type: 'string' }, 'When it reached a terminal status'),
       temporal_workflow_id: described('The workflow id in Temporal', { type: 'string' }),
       temporal_url: nullable({ type: 'string' }, 'The workflow in the Temporal Web UI, when TEMPORAL_UI_URL is known'),
+      priority: described('Its priority, 1 (first) to 5: the one the request named, or the default of its trigger', {
+        type: 'integer',
+        minimum: 1,
+        maximum: 5,
+      }),
+      queued_reason: nullable(
+        { type: 'string' },
+        "Why a `pending` job has not started: its tenant is at max_running_jobs, and it starts when one of the tenant's jobs finishes; null otherwise",
+      ),
     },
   },
   CancelJobRequest: {

@@ -1,11 +1,31 @@
 import { id, described, ref, ts } from './common';
+import { LIMIT_BOUNDS } from '../../domain/limits';
+
+const limitFields = {
+  jobs_per_second: described(
+    'Jobs the tenant may start per second on average (the refill rate of its token bucket); a start past the bucket is a 429',
+    { type: 'number', ...LIMIT_BOUNDS.jobs_per_second },
+  ),
+  burst: described('Jobs the tenant may start at once after a quiet spell (the size of its token bucket)', {
+    type: 'integer',
+    ...LIMIT_BOUNDS.burst,
+  }),
+  max_running_jobs: described(
+    'Started, unfinished jobs the tenant may have; a job past it is accepted (202) and waits as `pending` with a `queued_reason` until one of its jobs finishes',
+    { type: 'integer', ...LIMIT_BOUNDS.max_running_jobs },
+  ),
+  fairness_weight: described(
+    "The tenant's share of job dispatch in Temporal's task-queue fairness, against 1.0 for a tenant on the defaults",
+    { type: 'number', ...LIMIT_BOUNDS.fairness_weight },
+  ),
+};
 
 /** Clients, domains and feature definitions. */
 export const tenantSchemas: Record<string, object> = {
   Client: {
     type: 'object',
     description: 'A tenant of the registry',
-    required: ['client_id', 'client_uuid', 'name', 'status', 'created_at', 'updated_at'],
+    required: ['client_id', 'client_uuid', 'name', 'status', 'limits', 'limits_override', 'created_at', 'updated_at'],
     properties: {
       client_id: described('Tenant identifier, as used in paths', id),
       client_uuid: described('Internal identifier', { type: 'string', format: 'uuid' }),
@@ -13,13 +33,43 @@ export const tenantSchemas: Record<string, object> = {
       status: described('`suspended` tenants keep their data readable and editable but start no new jobs', {
         enum: ['active', 'suspended'],
       }),
+      limits: ref('TenantLimits'),
+      limits_override: described('What a platform administrator set for this tenant; null: the defaults apply', {
+        oneOf: [ref('LimitsOverride'), { type: 'null' }],
+      }),
       ...ts,
     },
+  },
+  TenantLimits: {
+    type: 'object',
+    description:
+      "The limits that apply to the tenant: the service's configured defaults, each replaced by the tenant's override (docs/fairness.md)",
+    required: ['jobs_per_second', 'burst', 'max_running_jobs', 'fairness_weight'],
+    properties: {
+      ...limitFields,
+      max_running_jobs: {
+        ...limitFields.max_running_jobs,
+        type: ['integer', 'null'],
+        description: `${limitFields.max_running_jobs.description}; null: no cap`,
+      },
+    },
+  },
+  LimitsOverride: {
+    type: 'object',
+    description: 'Per-tenant limits a platform administrator sets; a field left out keeps the default',
+    additionalProperties: false,
+    properties: limitFields,
   },
   UpsertClientRequest: {
     type: 'object',
     additionalProperties: false,
-    properties: { name: described('Display name; omitted keeps the current one', { type: 'string', maxLength: 200 }) },
+    properties: {
+      name: described('Display name; omitted keeps the current one', { type: 'string', maxLength: 200 }),
+      limits: described(
+        "The tenant's limits override (administrators only, like the whole operation): replaces the current one; `null` or `{}` removes it, so the defaults apply; omitted keeps it",
+        { oneOf: [ref('LimitsOverride'), { type: 'null' }] },
+      ),
+    },
   },
   ClientStatusRequest: {
     type: 'object',

@@ -1,0 +1,29 @@
+import type { Db } from './types';
+
+export interface BucketState {
+  /** Whether this request took a token. */
+  allowed: boolean;
+  /** Tokens left after the decision (fractional: the bucket refills continuously). */
+  tokens: number;
+}
+
+/**
+ * One decision of a token bucket shared by every API replica, in one statement: the row is refilled for the time
+ * since its last refill (at most to `burst`), and a token is taken when one is there. The upsert locks the row, so
+ * concurrent decisions of one bucket queue on it, whichever replica makes them. The database's clock is the only
+ * one used; `refilled_at` never moves back, so a decision that waited for the lock refills from the last one.
+ */
+export async function takeToken(db: Db, bucket: string, rate: number, burst: number): Promise<BucketState> {
+  const level = `least(:burst::float8, b.tokens + greatest(0, extract(epoch from statement_timestamp() - b.refilled_at)) * :rate::float8)`;
+  const { rows } = await db.raw<{ rows: BucketState[] }>(
+    `INSERT INTO rate_limit_buckets AS b (bucket, tokens, refilled_at, allowed)
+     VALUES (:bucket, :burst::float8 - 1, statement_timestamp(), true)
+     ON CONFLICT (bucket) DO UPDATE SET
+       allowed = ${level} >= 1,
+       tokens = ${level} - CASE WHEN ${level} >= 1 THEN 1 ELSE 0 END,
+       refilled_at = greatest(b.refilled_at, statement_timestamp())
+     RETURNING allowed, tokens`,
+    { bucket, rate, burst },
+  );
+  return rows[0];
+}

@@ -1,0 +1,84 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db/types';
+import { findClient } from '../db/clients.repository';
+import { takeToken, type BucketState } from '../db/rate-limits.repository';
+import { actorOf, type Principal } from '../auth/principal';
+import { visibleTenants } from '../auth/access';
+import { RateLimitedError, type LimitDecision } from '../errors';
+import type { ServiceMetrics } from '../observability/metrics';
+import { effectiveLimits, tenantClass, type LimitDefaults, type LimitsOverride, type TenantLimits } from './limits';
+
+function decision(policy: LimitDecision['policy'], holder: string, state: BucketState, rate: number, burst: number): LimitDecision {
+  const remaining = Math.max(0, Math.floor(state.tokens));
+  const untilNext = Math.ceil((1 - state.tokens) / rate);
+  const untilFull = Math.ceil((burst - state.tokens) / rate);
+  return {
+    policy,
+    holder,
+    allowed: state.allowed,
+    remaining,
+    resetSeconds: Math.max(1, remaining > 0 ? untilFull : untilNext),
+    rate,
+    burst,
+  };
+}
+
+/**
+ * Who may start how much (docs/fairness.md): a token bucket per tenant for the jobs its routes start, and one per
+ * caller for the requests of callers that are not platform callers. Buckets live in Postgres, one statement per
+ * decision, so every API replica draws from the same ones.
+ */
+export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; metrics?: ServiceMetrics; perTenantMetrics?: boolean }) {
+  const { defaults, metrics } = deps;
+
+  async function take(db: Db, policy: LimitDecision['policy'], bucket: string, holder: string, rate: number, burst: number) {
+    return decision(policy, holder, await takeToken(db, bucket, rate, burst), rate, burst);
+  }
+
+  return {
+    /**
+     * Every authenticated request: callers of tenants take a token of their own bucket, 429 past it. Platform
+     * callers (administrators, platform clients) are the operator's own and are not limited here; the jobs they
+     * start for a tenant count against that tenant.
+     */
+    async request(principal: Principal): Promise<LimitDecision | undefined> {
+      if (defaults.requestsPerSecond <= 0 || visibleTenants(principal) === undefined) return undefined;
+      const caller = `${principal.kind === 'machine' ? 'client' : 'user'}:${actorOf(principal) ?? principal.subject}`;
+      const d = await take(
+        deps.knex,
+        'requests',
+        `requests:${caller}`,
+        `caller ${caller}`,
+        defaults.requestsPerSecond,
+        defaults.requestsBurst,
+      );
+      if (!d.allowed) {
+        metrics?.requestThrottled('requests', 'caller');
+        throw new RateLimitedError(d);
+      }
+      return d;
+    },
+
+    /**
+     * A job of `clientId`, in the transaction that writes it (a 429 rolls the whole change back): the tenant's
+     * bucket, with its override of the defaults. Answers the tenant's limits, for its running-job cap. Jobs of no
+     * tenant (the global model routes, platform callers only) take no token.
+     */
+    async job(
+      trx: Db,
+      clientId: string | null,
+    ): Promise<{ limits: TenantLimits; override: LimitsOverride | null; decision?: LimitDecision }> {
+      const override = clientId ? ((await findClient(trx, clientId))?.limits ?? null) : null;
+      const limits = effectiveLimits(defaults, override);
+      if (!clientId || limits.jobs_per_second <= 0) return { limits, override };
+      const d = await take(trx, 'jobs', `jobs:tenant:${clientId}`, `tenant ${clientId}`, limits.jobs_per_second, limits.burst);
+      if (!d.allowed) {
+        metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
+        throw new RateLimitedError(d);
+      }
+      return { limits, override, decision: d };
+    },
+  };
+}
+
+export type Admission = ReturnType<typeof createAdmission>;

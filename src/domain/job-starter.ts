@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { JobView } from '../db/jobs.repository';
+import { WorkflowStartRefused, type JobGateway } from '../temporal/job-gateway';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { UserSchemaCompiler } from './json-schemas';
+import { markStartRefused } from './job-outcomes';
+
+export interface StarterDeps {
+  knex: Knex;
+  gateway: JobGateway;
+  schemas: UserSchemaCompiler;
+  log: Logger;
+  metrics?: ServiceMetrics;
+}
+
+/**
+ * One job's workflow start that never throws: a start Temporal refuses for good marks the job failed with the
+ * reason (`start_refused`); any other failure leaves the row `pending` for the reconciler.
+ */
+export function jobStarter(deps: StarterDeps): (job: JobView) => Promise<void> {
+  const { knex, gateway, log } = deps;
+  return async (job) => {
+    try {
+      await gateway.launch(job);
+    } catch (err) {
+      if (!(err instanceof WorkflowStartRefused)) {
+        log.warn({ err, jobId: job.job_id }, 'workflow start failed; the reconciler will retry');
+        return;
+      }
+      log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start; the job is marked failed');
+      await markStartRefused(knex, deps.schemas, log, job.job_id, err, deps.metrics).catch((cause: unknown) =>
+        log.error({ err: cause, jobId: job.job_id }, 'could not mark the refused job failed'),
+      );
+    }
+  };
+}

@@ -1,0 +1,30 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { ServiceMetrics } from '../observability/metrics';
+import { UserSchemaCompiler } from '../domain/json-schemas';
+import { createJobSlots } from '../domain/job-slots';
+import { startSlotReleaser } from '../domain/slot-releaser';
+import type { JobGateway } from './job-gateway';
+
+/** The releaser of held jobs (src/domain/slot-releaser.ts) as configured: limit defaults and metric labels from the config. */
+export function slotReleaserFor(deps: {
+  knex: Knex;
+  gateway: JobGateway;
+  log: Logger;
+  metrics?: ServiceMetrics;
+  config: Config;
+  sweepMs?: number;
+}) {
+  const { knex, gateway, log, metrics, config } = deps;
+  const slots = createJobSlots({
+    knex,
+    gateway,
+    schemas: new UserSchemaCompiler(),
+    log,
+    metrics,
+    defaults: config.limits,
+    perTenantMetrics: config.metricsPerTenant,
+  });
+  return startSlotReleaser({ knex, slots, log, sweepMs: deps.sweepMs });
+}
