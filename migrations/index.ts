@@ -4,6 +4,7 @@ import * as jobWorkflowRun from './20261123000000_job_workflow_run';
 import * as webhooks from './20261201000000_webhooks';
 import * as jobLineageAndSearch from './20261210000000_job_lineage_and_search';
 import * as changeSafety from './20261220000000_change_safety';
+import * as schedules from './20261228000000_schedules';
 
 /** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
 const migrations: Record<string, Knex.Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201000000_webhooks': webhooks,
   '20261210000000_job_lineage_and_search': jobLineageAndSearch,
   '20261220000000_change_safety': changeSafety,
+  '20261228000000_schedules': schedules,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

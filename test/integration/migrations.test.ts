@@ -9,6 +9,7 @@ const ALL_MIGRATIONS = [
   '20261201000000_webhooks',
   '20261210000000_job_lineage_and_search',
   '20261220000000_change_safety',
+  '20261228000000_schedules',
 ];
 
 describe('migrations', () => {
