@@ -43,7 +43,7 @@ const PW = '/v2/webhooks';
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
 
 const JOB_STATUSES = ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'];
-const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun'];
+const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule'];
 const waitQuery = {
   wait: {
     type: 'integer',
@@ -68,6 +68,7 @@ function jobSearchQuery(withClient: boolean): Record<string, object> {
     source_job_id: text('Cascade jobs this job started'),
     root_job_id: text('Jobs of the cascade tree with this root'),
     rerun_of: text('Re-runs of this job'),
+    schedule_id: text('Jobs this schedule started'),
     created_after: { type: 'string', format: 'date-time', description: 'Jobs created at or after this instant' },
     created_before: { type: 'string', format: 'date-time', description: 'Jobs created before this instant' },
   };
