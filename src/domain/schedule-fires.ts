@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { inTransaction } from '../db/transaction';
+import { inChangeTransaction } from './dry-run';
 import * as models from '../db/models.repository';
 import * as schedules from '../db/schedules.repository';
 import * as jobsRepo from '../db/jobs.repository';
@@ -11,9 +12,11 @@ import { requireModel, requireVersion } from './lookups';
 import { recordCancellation } from './job-outcomes';
 import type { JobsService } from './jobs';
 import type { createServicesService } from './services';
-import type { JobFinalListener } from '../db/job-final-listener';
 import { webhookEvents } from '../webhooks/outbox';
 import { scheduleEvents } from '../webhooks/schedule-events';
+
+/** How often a fire reads its job's status while it waits for the job to end. */
+const POLL_MS = 2000;
 
 /** The job a fire starts: the same schedule and nominal time always give the same id (a retried or repeated fire). */
 export function scheduledJobId(scheduleId: string, nominalTime: Date): string {
@@ -42,7 +45,6 @@ export function createScheduleFires(deps: {
   services: Pick<ReturnType<typeof createServicesService>, 'stageRescore'>;
   /** Starts the workflows of committed job rows (a refused start marks the job failed; src/domain/job-runs.ts). */
   launch: (jobIds: string[]) => Promise<void>;
-  finals: JobFinalListener;
   log: Logger;
 }) {
   const { knex, jobs } = deps;
@@ -125,8 +127,8 @@ export function createScheduleFires(deps: {
     },
 
     /**
-     * The job's status once it is final, or undefined when `waitMs` passes first: woken by the final-status
-     * notification (src/db/job-final-listener.ts), with `beat` called between waits.
+     * The job's status once it is final, or undefined when `waitMs` passes first. Read every 2 s (one indexed read
+     * per running scheduled job), with `beat` called between reads.
      */
     async awaitFinal(jobId: string, waitMs: number, beat: () => void): Promise<string | undefined> {
       const deadline = Date.now() + waitMs;
@@ -137,10 +139,23 @@ export function createScheduleFires(deps: {
         const left = deadline - Date.now();
         if (left <= 0) return undefined;
         beat();
-        await deps.finals.waitFor(jobId, Math.min(left, 10_000), async () => {
-          const now = await jobsRepo.findJob(knex, jobId);
-          return !now || jobsRepo.TERMINAL_JOB_STATUSES.includes(now.status);
-        });
+        await new Promise((r) => setTimeout(r, Math.min(left, POLL_MS)));
+      }
+    },
+
+    /**
+     * What a fire at `nominalTime` would start now, for a dry run: every rule and statement runs in a transaction
+     * that is rolled back, so nothing is written and no workflow starts.
+     */
+    async preview(schedule: schedules.ScheduleView, nominalTime: Date): Promise<{ job: jobsRepo.JobView } | { reason: string }> {
+      try {
+        const job = await inChangeTransaction(knex, { dryRun: true }, (trx) =>
+          stage(trx, schedule, nominalTime, scheduledJobId(schedule.schedule_id, nominalTime)),
+        );
+        return { job };
+      } catch (err) {
+        if (isRuleRefusal(err)) return { reason: err.message };
+        throw err;
       }
     },
 
