@@ -1264,6 +1264,408 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/clients/{client_id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of a tenant's services (re-scoring), newest first
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create a schedule of a tenant's services (re-scoring): one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule with its state, next fire times and recent runs
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        get: operations["getSchedule"];
+        /**
+         * Change a schedule's calendar, policies, input, metadata or description
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        put: operations["updateSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its Temporal Schedule (its jobs stay)
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule, with a note: no fire until it is unpaused
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["pauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause a schedule, with a note
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["unpauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a schedule now: one job, as a fire would start it
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["triggerSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the fires of a past time range now; a fire already decided starts nothing again
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["backfillSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of training of model versions, newest first
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listTrainingSchedules"];
+        put?: never;
+        /**
+         * Create a schedule of training of model versions: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["createTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule with its state, next fire times and recent runs
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getTrainingSchedule"];
+        /**
+         * Change a schedule's calendar, policies, input, metadata or description
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        put: operations["updateTrainingSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its Temporal Schedule (its jobs stay)
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        delete: operations["deleteTrainingSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule, with a note: no fire until it is unpaused
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["pauseTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause a schedule, with a note
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["unpauseTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a schedule now: one job, as a fire would start it
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["triggerTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the fires of a past time range now; a fire already decided starts nothing again
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["backfillTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of direct inference of model versions, newest first
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listInferenceSchedules"];
+        put?: never;
+        /**
+         * Create a schedule of direct inference of model versions: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["createInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule with its state, next fire times and recent runs
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getInferenceSchedule"];
+        /**
+         * Change a schedule's calendar, policies, input, metadata or description
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        put: operations["updateInferenceSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its Temporal Schedule (its jobs stay)
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        delete: operations["deleteInferenceSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule, with a note: no fire until it is unpaused
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["pauseInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause a schedule, with a note
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["unpauseInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a schedule now: one job, as a fire would start it
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["triggerInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the fires of a past time range now; a fire already decided starts nothing again
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["backfillInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1806,7 +2208,7 @@ export interface components {
              * @description What started it
              * @enum {unknown}
              */
-            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
             /** @description The tenant it belongs to; null for jobs started on the global model routes */
             client_id?: string | null;
             /** @description The domain, for service and assignment jobs */
@@ -1823,6 +2225,10 @@ export interface components {
             depth: number;
             /** @description For re-runs: the job it re-runs */
             rerun_of?: string | null;
+            /** @description For scheduled jobs (trigger `schedule`): the schedule that started it */
+            schedule_id: string | null;
+            /** @description For scheduled jobs: the fire's nominal time (the job id is derived from the schedule and it) */
+            scheduled_at: string | null;
             /** @description For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`) */
             cancelled_by?: string | null;
             /** @description For cancelled jobs: the reason given */
@@ -1886,7 +2292,11 @@ export interface components {
                  * @description What started it
                  * @enum {unknown}
                  */
-                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
+                /** @description The schedule that started it, for a scheduled job */
+                schedule_id: string | null;
+                /** @description The fire's nominal time, for a scheduled job */
+                scheduled_at: string | null;
                 /**
                  * @description Its status
                  * @enum {unknown}
@@ -2037,7 +2447,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2052,7 +2462,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url?: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2080,7 +2490,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter: {
                 /** @description Only events of this domain */
@@ -2304,6 +2714,364 @@ export interface components {
                 /** @description Why it is breaking, in words; empty when compatible */
                 reasons: string[];
             }[];
+        };
+        /** @description Re-scores a service of the tenant with its current features on a calendar (the service's inference, as an update that re-runs it) */
+        CreateServiceScheduleRequest: {
+            /** @description The domain of the service */
+            domain_id: string;
+            /** @description The service */
+            service_id: string;
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron?: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals?: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant; after start_at
+                 */
+                end_at?: string;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds?: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies?: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds?: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure?: boolean;
+            };
+            /** @description A note for people */
+            description?: string;
+            /** @description Stored on each job it starts */
+            metadata?: Record<string, unknown>;
+            /** @description Create it paused (default false) */
+            paused?: boolean;
+            /** @description Why it is paused, or any note on its state */
+            note?: string;
+        };
+        /** @description Runs a model version on a calendar with a stored input, as POST .../train or .../infer would */
+        CreateVersionScheduleRequest: {
+            /** @description The model */
+            model_id: string;
+            /** @description The version */
+            model_version: string;
+            /** @description The handler's input; checked against the model's input_schema at each fire */
+            input?: Record<string, unknown>;
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron?: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals?: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant; after start_at
+                 */
+                end_at?: string;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds?: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies?: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds?: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure?: boolean;
+            };
+            /** @description A note for people */
+            description?: string;
+            /** @description Stored on each job it starts */
+            metadata?: Record<string, unknown>;
+            /** @description Create it paused (default false) */
+            paused?: boolean;
+            /** @description Why it is paused, or any note on its state */
+            note?: string;
+        };
+        /** @description Replaces the fields given; the target stays (delete and create for another). `input` only for schedules of a version */
+        UpdateScheduleRequest: {
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec?: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron?: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals?: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant; after start_at
+                 */
+                end_at?: string;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds?: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies?: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds?: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure?: boolean;
+            };
+            /** @description A version schedule's input */
+            input?: Record<string, unknown>;
+            /** @description Stored on each job it starts */
+            metadata?: Record<string, unknown>;
+            /** @description A note for people */
+            description?: string;
+        };
+        ScheduleStateRequest: {
+            /** @description Why: shown in the schedule’s state and in the Temporal UI */
+            note?: string;
+        };
+        ScheduleTriggerRequest: {
+            /**
+             * @description For this fire (default `allow_all`: it runs even while another fire’s job runs)
+             * @enum {unknown}
+             */
+            overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+        };
+        ScheduleBackfillRequest: {
+            /**
+             * Format: date-time
+             * @description The range’s start (exclusive, as Temporal’s backfill)
+             */
+            start_at: string;
+            /**
+             * Format: date-time
+             * @description The range’s end (inclusive); not in the future
+             */
+            end_at: string;
+            /**
+             * @description For these fires (default `allow_all`: they all run at once)
+             * @enum {unknown}
+             */
+            overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+        };
+        /** @description Fires handed to Temporal; their runs appear in recent_runs (and their jobs under ?schedule_id=) */
+        ScheduleFires: {
+            /** @description The schedule */
+            schedule_id: string;
+            /**
+             * @description A trigger (one fire now) or a backfill
+             * @enum {unknown}
+             */
+            kind: "trigger" | "backfill";
+            /**
+             * @description The overlap policy of these fires
+             * @enum {unknown}
+             */
+            overlap: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+            /** @description For a backfill: the nominal times of its fires (a repeat decides none again); null for a trigger, whose time Temporal takes */
+            nominal_times: string[] | null;
+        };
+        /** @description A recurring job: one Temporal Schedule, `schedule-<schedule_id>`, whose every fire starts one job */
+        Schedule: {
+            /** @description Identifier (UUIDv7) */
+            schedule_id: string;
+            /**
+             * @description What each fire starts: `training` or `inference` of a model version, or `service_inference` (re-scoring a service)
+             * @enum {unknown}
+             */
+            action: "training" | "inference" | "service_inference";
+            /** @description The tenant of a service schedule; null for schedules of a model version */
+            client_id: string | null;
+            /** @description The model version, or the domain and service, it runs */
+            target: {
+                /** @description The model */
+                model_id: string | null;
+                /** @description The version */
+                model_version: string | null;
+                /** @description The domain */
+                domain_id: string | null;
+                /** @description The service */
+                service_id: string | null;
+            };
+            /** @description The stored input (schedules of a version) */
+            input: Record<string, unknown> | null;
+            /** @description Stored on each job it starts */
+            metadata: Record<string, unknown>;
+            /** @description A note for people */
+            description: string;
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant
+                 */
+                end_at: string | null;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure: boolean;
+            };
+            /** @description As Temporal holds it (pause-on-failure pauses it there) */
+            state: {
+                /** @description Whether fires are held */
+                paused: boolean;
+                /** @description The note of the last pause or unpause */
+                note: string;
+            };
+            /** @description Counts the changes of its definition */
+            revision: number;
+            /** @description The next nominal fire times Temporal has computed (none while paused) */
+            next_fire_times: string[];
+            /** @description The newest runs (at most 10), newest first: each fire is decided once per nominal time */
+            recent_runs: {
+                /**
+                 * Format: date-time
+                 * @description The fire’s nominal time (its job id is derived from the schedule and it)
+                 */
+                nominal_time: string;
+                /**
+                 * @description `started` a job, or `skipped` (the rule that refused it in `reason`)
+                 * @enum {unknown}
+                 */
+                outcome: "started" | "skipped";
+                /** @description The job it started */
+                job_id: string | null;
+                /** @description That job’s status now */
+                job_status: string | null;
+                /** @description Why it started nothing (a suspended tenant, an inactive version, a departed service, ...) */
+                reason: string | null;
+                /** @description The fire workflow in Temporal: `schedule-<schedule_id>-<nominal time>` */
+                fire_workflow_id: string | null;
+            }[];
+            /** @description The Temporal Schedule: `schedule-<schedule_id>` */
+            temporal_schedule_id: string;
+            /** @description The schedule in the Temporal Web UI, when TEMPORAL_UI_URL is known */
+            temporal_url: string | null;
+            /** @description Who created it */
+            created_by: string | null;
+            /** @description Who changed it last */
+            updated_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
+            /** @description Only on `?dry_run=true`: what it would do; nothing was written in Postgres or Temporal */
+            preview?: {
+                /**
+                 * @description Always true
+                 * @constant
+                 */
+                dry_run: true;
+                /** @description The next 5 nominal fire times */
+                next_fire_times: string[];
+                first_run: {
+                    /** @description Whether a fire now would start a job */
+                    would_start: boolean;
+                    /** @description Why it would start nothing */
+                    skipped_reason: string | null;
+                    /** @description The job it would start (trigger `schedule`) */
+                    job: {
+                        /**
+                         * @description What the handler would be asked to do
+                         * @enum {unknown}
+                         */
+                        job_type: "inference" | "training";
+                        /**
+                         * @description Always `schedule`
+                         * @enum {unknown}
+                         */
+                        trigger: "schedule";
+                        /** @description The model */
+                        model_id: string;
+                        /** @description The version */
+                        model_version: string;
+                        /** @description The tenant */
+                        client_id: string | null;
+                        /** @description The domain */
+                        domain_id: string | null;
+                        /** @description The service */
+                        service_id: string | null;
+                        /** @description What the handler would receive */
+                        input: Record<string, unknown> | null;
+                    } | null;
+                };
+            };
         };
     };
     responses: {
@@ -2774,13 +3542,15 @@ export interface operations {
                 /** @description Only items with this status */
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
-                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
                 /** @description Cascade jobs this job started */
                 source_job_id?: string;
                 /** @description Jobs of the cascade tree with this root */
                 root_job_id?: string;
                 /** @description Re-runs of this job */
                 rerun_of?: string;
+                /** @description Jobs this schedule started */
+                schedule_id?: string;
                 /** @description Jobs created at or after this instant */
                 created_after?: string;
                 /** @description Jobs created before this instant */
@@ -5833,13 +6603,15 @@ export interface operations {
                 /** @description Only items with this status */
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
-                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
                 /** @description Cascade jobs this job started */
                 source_job_id?: string;
                 /** @description Jobs of the cascade tree with this root */
                 root_job_id?: string;
                 /** @description Re-runs of this job */
                 rerun_of?: string;
+                /** @description Jobs this schedule started */
+                schedule_id?: string;
                 /** @description Jobs created at or after this instant */
                 created_after?: string;
                 /** @description Jobs created before this instant */
@@ -7641,6 +8413,935 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules of services of this domain */
+                domain_id?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Schedule"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateServiceScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unpauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleTriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    backfillSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTrainingSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules of this model */
+                model_id?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Schedule"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTrainingSchedule: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVersionScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unpauseTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleTriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    backfillTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInferenceSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules of this model */
+                model_id?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Schedule"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createInferenceSchedule: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVersionScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unpauseInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleTriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    backfillInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             503: components["responses"]["Unavailable"];
         };
     };

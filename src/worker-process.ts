@@ -8,6 +8,8 @@ import { installTemporalRuntime } from './temporal/runtime';
 import { createJobWorker } from './temporal/worker-factory';
 import { jobGatewayFor } from './temporal/job-gateway';
 import { startReconciler } from './temporal/reconciler';
+import { startScheduleReconciler } from './temporal/schedule-reconciler';
+import { createScheduleGateway } from './temporal/schedule-gateway';
 import { webhookDispatcherFor } from './temporal/webhook-dispatcher';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
@@ -40,12 +42,23 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   // Tests run several workers on their own task queues over one database: one reconciler must not take another's rows.
   const reconciler = config.jobs.reconcilerEnabled ? startReconciler({ knex, gateway, log }) : undefined;
   const dispatcher = webhookDispatcherFor({ knex, client, config, log });
+  const { temporal: t, schedules: sc } = config;
+  const scheduleReconciler =
+    config.jobs.reconcilerEnabled && sc.reconcileSeconds > 0
+      ? startScheduleReconciler({
+          knex,
+          log,
+          everySeconds: sc.reconcileSeconds,
+          gateway: createScheduleGateway({ client, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
+        })
+      : undefined;
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {
     await reconciler?.stop();
     await dispatcher?.stop();
+    await scheduleReconciler?.stop();
     await connection.close();
     await client.connection.close();
     await metricsServer?.close();

@@ -9,9 +9,7 @@ export interface ScheduledJobInput {
 
 /** What a fire did: the job it started and how that ended, or why it started nothing. */
 export type ScheduledRunResult =
-  | { outcome: 'started'; jobId: string; status: string }
-  | { outcome: 'skipped'; reason: string }
-  | { outcome: 'gone' };
+  { outcome: 'started'; jobId: string; status: string } | { outcome: 'skipped'; reason: string } | { outcome: 'gone' };
 
 /** Set by Temporal on every workflow a schedule starts: the fire's nominal time (before jitter). */
 export const SCHEDULED_START_TIME = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);

@@ -33,7 +33,9 @@ export async function scheduledJobWorkflow(input: ScheduledJobInput): Promise<Sc
     while (status === undefined) status = (await awaitScheduledJob(jobId)) ?? undefined;
   } catch (err) {
     if (!isCancellation(err)) throw err;
-    await CancellationScope.nonCancellable(() => cancelScheduledJob(jobId, 'its schedule fire was cancelled (overlap policy cancel_other, or in Temporal)'));
+    await CancellationScope.nonCancellable(() =>
+      cancelScheduledJob(jobId, 'its schedule fire was cancelled (overlap policy cancel_other, or in Temporal)'),
+    );
     throw err;
   }
   if (status !== 'success') {

@@ -11,6 +11,8 @@ import { startTemporalServer } from '../temporal/server';
 import { jobGatewayFor } from '../temporal/job-gateway';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
+import { startScheduleReconciler } from '../temporal/schedule-reconciler';
+import { createScheduleGateway } from '../temporal/schedule-gateway';
 import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
@@ -141,6 +143,14 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(() => reconciler.stop());
     const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
     cleanups.push(async () => dispatcher?.stop());
+    const t = config.temporal;
+    const scheduleReconciler = startScheduleReconciler({
+      knex,
+      log,
+      everySeconds: config.schedules.reconcileSeconds || 60,
+      gateway: createScheduleGateway({ client: temporal, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
+    });
+    cleanups.push(() => scheduleReconciler.stop());
 
     const verify = verifierFromConfig(config.auth, log);
     const { app, close } = createApp({

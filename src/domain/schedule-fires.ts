@@ -75,7 +75,14 @@ export function createScheduleFires(deps: {
       const row = await requireVersion(trx, modelId, version);
       if (row.status !== 'active') throw new UnprocessableError(`version ${version} is ${row.status}; inference needs an active version`);
     }
-    return jobs.stage(trx, { ...job, model_id: modelId, model_version: version, job_type: schedule.action, input, metadata: schedule.metadata });
+    return jobs.stage(trx, {
+      ...job,
+      model_id: modelId,
+      model_version: version,
+      job_type: schedule.action,
+      input,
+      metadata: schedule.metadata,
+    });
   }
 
   /** A fire decided earlier (a retried activity, a repeated backfill): its job is started again if it is still pending. */

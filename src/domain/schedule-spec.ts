@@ -39,7 +39,9 @@ export function assertValidSpec(spec: ScheduleSpec, rules: { minIntervalSeconds:
   }
   cron.forEach((expression, i) => {
     if (expression.trim().split(/\s+/).length !== 5) {
-      throw new InvalidInputError(`${field}.cron[${i}] must have 5 fields (minute hour day-of-month month day-of-week), got "${expression}"`);
+      throw new InvalidInputError(
+        `${field}.cron[${i}] must have 5 fields (minute hour day-of-month month day-of-week), got "${expression}"`,
+      );
     }
     try {
       cronOf(expression, zone);

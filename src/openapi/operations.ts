@@ -98,7 +98,12 @@ function scheduleOperations(
   what: string,
 ): Operation[] {
   const one = `${base}/{schedule_id}`;
-  const op = (id: string, method: Operation['method'], path: string, rest: Omit<Operation, 'id' | 'method' | 'path' | 'tenancy'>): Operation => ({
+  const op = (
+    id: string,
+    method: Operation['method'],
+    path: string,
+    rest: Omit<Operation, 'id' | 'method' | 'path' | 'tenancy'>,
+  ): Operation => ({
     id,
     method,
     path,
@@ -982,9 +987,27 @@ export const OPERATIONS: Operation[] = [
   ...webhookOperations(W, 'tenant', { read: 'client_read', write: 'manage_webhooks' }, ''),
   ...webhookOperations(PW, 'global', { read: 'admin', write: 'admin' }, 'Platform'),
 
-  ...scheduleOperations(`${C}/schedules`, 'tenant', { read: 'client_read', write: 'run_inference' }, '', "a tenant's services (re-scoring)"),
-  ...scheduleOperations('/v2/training-schedules', 'global', { read: 'read_models', write: 'train_model' }, 'Training', 'training of model versions'),
-  ...scheduleOperations('/v2/inference-schedules', 'global', { read: 'read_models', write: 'run_inference' }, 'Inference', 'direct inference of model versions'),
+  ...scheduleOperations(
+    `${C}/schedules`,
+    'tenant',
+    { read: 'client_read', write: 'run_inference' },
+    '',
+    "a tenant's services (re-scoring)",
+  ),
+  ...scheduleOperations(
+    '/v2/training-schedules',
+    'global',
+    { read: 'read_models', write: 'train_model' },
+    'Training',
+    'training of model versions',
+  ),
+  ...scheduleOperations(
+    '/v2/inference-schedules',
+    'global',
+    { read: 'read_models', write: 'run_inference' },
+    'Inference',
+    'direct inference of model versions',
+  ),
 ];
 
 export const OPERATIONS_BY_ID = new Map(OPERATIONS.map((op) => [op.id, op]));

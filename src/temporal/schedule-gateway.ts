@@ -51,6 +51,7 @@ export interface ScheduleState {
   nextFireTimes: Date[];
   /** Fire workflows running now. */
   running: number;
+  createdAt: Date;
 }
 
 /** Temporal refused the calendar (its own validation, behind ours): the message says what, for a 400. */
@@ -222,6 +223,7 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
           note: d.state.note ?? '',
           nextFireTimes: d.info.nextActionTimes,
           running: d.info.runningActions.length,
+          createdAt: d.info.createdAt,
         };
       } catch (err) {
         if (err instanceof ScheduleNotFoundError) return undefined;

@@ -75,7 +75,14 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   });
   const schemas = new UserSchemaCompiler();
   const jobs = createJobsService({ knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics, completionWaitSeconds: 0 });
-  const runs = createJobRuns({ knex: deps.knex, log: deps.log, metrics: deps.metrics, schemas, gateway, maxCascadeDepth: config.jobs.maxCascadeDepth });
+  const runs = createJobRuns({
+    knex: deps.knex,
+    log: deps.log,
+    metrics: deps.metrics,
+    schemas,
+    gateway,
+    maxCascadeDepth: config.jobs.maxCascadeDepth,
+  });
   const fires = createScheduleFires({
     knex: deps.knex,
     jobs,

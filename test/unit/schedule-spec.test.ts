@@ -41,7 +41,12 @@ describe('schedule specs', () => {
   });
 
   it('lists the fire times of intervals from the epoch, inclusive of both ends', () => {
-    const times = fireTimes({ intervals: [{ every_seconds: 600 }] }, new Date('2031-01-01T10:00:00Z'), new Date('2031-01-01T11:00:00Z'), 100);
+    const times = fireTimes(
+      { intervals: [{ every_seconds: 600 }] },
+      new Date('2031-01-01T10:00:00Z'),
+      new Date('2031-01-01T11:00:00Z'),
+      100,
+    );
     expect(times.map((t) => t.toISOString())).toEqual([
       '2031-01-01T10:00:00.000Z',
       '2031-01-01T10:10:00.000Z',

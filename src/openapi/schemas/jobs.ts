@@ -54,7 +54,10 @@ export const jobSchemas: Record<string, object> = {
       depth: described('Cascade depth: 0 for a root, its parent’s depth + 1 for a cascade', { type: 'integer', minimum: 0 }),
       rerun_of: nullable({ type: 'string' }, 'For re-runs: the job it re-runs'),
       schedule_id: nullable({ type: 'string' }, 'For scheduled jobs (trigger `schedule`): the schedule that started it'),
-      scheduled_at: nullable({ type: 'string' }, "For scheduled jobs: the fire's nominal time (the job id is derived from the schedule and it)"),
+      scheduled_at: nullable(
+        { type: 'string' },
+        "For scheduled jobs: the fire's nominal time (the job id is derived from the schedule and it)",
+      ),
       cancelled_by: nullable({ type: 'string' }, 'For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`)'),
       cancel_reason: nullable({ type: 'string' }, 'For cancelled jobs: the reason given'),
       input: nullable({ type: 'object' }, 'What the handler received'),

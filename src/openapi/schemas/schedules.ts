@@ -15,7 +15,8 @@ const spec = {
     cron: {
       type: 'array',
       maxItems: 10,
-      description: 'Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set',
+      description:
+        'Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set',
       items: { type: 'string', minLength: 9, maxLength: 100 },
     },
     intervals: {
@@ -49,7 +50,9 @@ const policies = {
       overlap,
     ),
     catchup_window_seconds: seconds('Fires missed during a Temporal outage are taken if at most this late (default 3600)', 10, 31_622_400),
-    pause_on_failure: described('Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false)', { type: 'boolean' }),
+    pause_on_failure: described('Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false)', {
+      type: 'boolean',
+    }),
   },
 };
 
@@ -109,7 +112,8 @@ export const scheduleSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     required: ['domain_id', 'service_id', 'spec'],
-    description: "Re-scores a service of the tenant with its current features on a calendar (the service's inference, as an update that re-runs it)",
+    description:
+      "Re-scores a service of the tenant with its current features on a calendar (the service's inference, as an update that re-runs it)",
     properties: { domain_id: described('The domain of the service', id), service_id: described('The service', id), ...common },
   },
   CreateVersionScheduleRequest: {
@@ -167,7 +171,8 @@ export const scheduleSchemas: Record<string, object> = {
       overlap: described('The overlap policy of these fires', overlap),
       nominal_times: {
         type: ['array', 'null'],
-        description: 'For a backfill: the nominal times of its fires (a repeat decides none again); null for a trigger, whose time Temporal takes',
+        description:
+          'For a backfill: the nominal times of its fires (a repeat decides none again); null for a trigger, whose time Temporal takes',
         items: dateTime,
       },
     },
@@ -198,9 +203,12 @@ export const scheduleSchemas: Record<string, object> = {
     ],
     properties: {
       schedule_id: described('Identifier (UUIDv7)', { type: 'string' }),
-      action: described('What each fire starts: `training` or `inference` of a model version, or `service_inference` (re-scoring a service)', {
-        enum: ['training', 'inference', 'service_inference'],
-      }),
+      action: described(
+        'What each fire starts: `training` or `inference` of a model version, or `service_inference` (re-scoring a service)',
+        {
+          enum: ['training', 'inference', 'service_inference'],
+        },
+      ),
       client_id: nullable('string', 'The tenant of a service schedule; null for schedules of a model version'),
       target: {
         type: 'object',
@@ -216,20 +224,31 @@ export const scheduleSchemas: Record<string, object> = {
       input: nullable('object', 'The stored input (schedules of a version)'),
       metadata: described('Stored on each job it starts', obj),
       description: described('A note for people', { type: 'string' }),
-      spec: { ...spec, required: ['cron', 'intervals', 'time_zone', 'start_at', 'end_at', 'jitter_seconds'], properties: {
-        ...spec.properties,
-        start_at: nullable('string', 'No fire before this instant', { format: 'date-time' }),
-        end_at: nullable('string', 'No fire after this instant', { format: 'date-time' }),
-      } },
+      spec: {
+        ...spec,
+        required: ['cron', 'intervals', 'time_zone', 'start_at', 'end_at', 'jitter_seconds'],
+        properties: {
+          ...spec.properties,
+          start_at: nullable('string', 'No fire before this instant', { format: 'date-time' }),
+          end_at: nullable('string', 'No fire after this instant', { format: 'date-time' }),
+        },
+      },
       policies: { ...policies, required: ['overlap', 'catchup_window_seconds', 'pause_on_failure'] },
       state: {
         type: 'object',
         required: ['paused', 'note'],
         description: 'As Temporal holds it (pause-on-failure pauses it there)',
-        properties: { paused: described('Whether fires are held', { type: 'boolean' }), note: described('The note of the last pause or unpause', { type: 'string' }) },
+        properties: {
+          paused: described('Whether fires are held', { type: 'boolean' }),
+          note: described('The note of the last pause or unpause', { type: 'string' }),
+        },
       },
       revision: described('Counts the changes of its definition', { type: 'integer', minimum: 1 }),
-      next_fire_times: { type: 'array', description: 'The next nominal fire times Temporal has computed (none while paused)', items: dateTime },
+      next_fire_times: {
+        type: 'array',
+        description: 'The next nominal fire times Temporal has computed (none while paused)',
+        items: dateTime,
+      },
       recent_runs: runs,
       temporal_schedule_id: described('The Temporal Schedule: `schedule-<schedule_id>`', { type: 'string' }),
       temporal_url: nullable('string', 'The schedule in the Temporal Web UI, when TEMPORAL_UI_URL is known'),
