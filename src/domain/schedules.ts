@@ -287,7 +287,7 @@ export function createSchedulesService(deps: {
     },
 
     /**
-     * The fires of (start_at, end_at], at most SCHEDULE_MAX_BACKFILL_FIRES, handed to Temporal. A nominal time
+     * The fires of [start_at, end_at), at most SCHEDULE_MAX_BACKFILL_FIRES, handed to Temporal. A nominal time
      * already decided (a repeated backfill) starts nothing again: its run row and job id are its identity.
      */
     async backfill(scope: ScheduleScope, scheduleId: string, body: Schemas['ScheduleBackfillRequest']) {
@@ -296,15 +296,17 @@ export function createSchedulesService(deps: {
       if (end <= start) throw new InvalidInputError('end_at must be after start_at');
       if (end.getTime() > Date.now()) throw new InvalidInputError('end_at must not be in the future: a backfill takes past fires');
       const row = await visible(scope, scheduleId);
-      // Temporal's backfill takes the times after start and up to end.
-      const times = fireTimes(row.spec, new Date(start.getTime() + 1), end, limits.maxBackfillFires + 1);
+      // [start_at, end_at): a past hour at 10-minute intervals is 6 fires. Temporal's backfill includes both ends,
+      // so it is handed the range's last millisecond as its end.
+      const last = new Date(end.getTime() - 1);
+      const times = fireTimes(row.spec, start, last, limits.maxBackfillFires + 1);
       if (times.length > limits.maxBackfillFires) {
         throw new InvalidInputError(
           `start_at..end_at holds more than ${limits.maxBackfillFires} fires, the most one backfill takes (SCHEDULE_MAX_BACKFILL_FIRES); split the range`,
         );
       }
       const overlap = body.overlap ?? 'allow_all';
-      await temporal(() => gateway.backfill(scheduleId, start, end, overlap));
+      await temporal(() => gateway.backfill(scheduleId, start, last, overlap));
       return { schedule_id: scheduleId, kind: 'backfill' as const, overlap, nominal_times: times.map((t) => t.toISOString()) };
     },
   };
@@ -336,7 +338,8 @@ export async function reconcileSchedules(
   }
   for (const scheduleId of inTemporal) {
     if (inPostgres.has(scheduleId)) continue;
-    const live = await gateway.describe(scheduleId);
+    // A schedule deleted a moment ago may still be listed, and describing it may not answer: next pass.
+    const live = await gateway.describe(scheduleId).catch(() => undefined);
     if (!live || live.createdAt.getTime() > cutoff) continue;
     if ((await repo.findSchedule(knex, scheduleId)) === undefined && (await gateway.delete(scheduleId)) === 'deleted')
       deleted.push(scheduleId);

@@ -156,8 +156,8 @@ export const scheduleSchemas: Record<string, object> = {
     additionalProperties: false,
     required: ['start_at', 'end_at'],
     properties: {
-      start_at: described('The range’s start (exclusive, as Temporal’s backfill)', dateTime),
-      end_at: described('The range’s end (inclusive); not in the future', dateTime),
+      start_at: described('The range’s start (inclusive)', dateTime),
+      end_at: described('The range’s end (exclusive); not in the future', dateTime),
       overlap: described('For these fires (default `allow_all`: they all run at once)', overlap),
     },
   },
