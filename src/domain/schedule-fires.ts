@@ -135,11 +135,12 @@ export function createScheduleFires(deps: {
 
     /**
      * The job's status once it is final, or undefined when `waitMs` passes first. Read every 2 s (one indexed read
-     * per running scheduled job), with `beat` called between reads.
+     * per running scheduled job), with `beat` called between reads; stops reading once `signal` aborts.
      */
-    async awaitFinal(jobId: string, waitMs: number, beat: () => void): Promise<string | undefined> {
+    async awaitFinal(jobId: string, waitMs: number, beat: () => void, signal?: AbortSignal): Promise<string | undefined> {
       const deadline = Date.now() + waitMs;
       for (;;) {
+        if (signal?.aborted) return undefined;
         const job = await jobsRepo.findJob(knex, jobId);
         if (!job) return 'gone';
         if (jobsRepo.TERMINAL_JOB_STATUSES.includes(job.status)) return job.status;

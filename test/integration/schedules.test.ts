@@ -2,7 +2,12 @@ import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
 import { createScheduleGateway, temporalScheduleIdFor } from '../../src/temporal/schedule-gateway';
 import { reconcileSchedules } from '../../src/domain/schedules';
-import { scheduledJobId } from '../../src/domain/schedule-fires';
+import pino from 'pino';
+import { createScheduleFires, scheduledJobId } from '../../src/domain/schedule-fires';
+import { createJobsService } from '../../src/domain/jobs';
+import { createServicesService } from '../../src/domain/services';
+import { FeatureRules } from '../../src/domain/features';
+import { UserSchemaCompiler } from '../../src/domain/json-schemas';
 
 const MANUAL = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'manual' } };
 const everySecond = { intervals: [{ every_seconds: 1 }] };
@@ -143,23 +148,53 @@ describe('schedules', () => {
     );
     expect(jobs.map((j) => j.scheduled_at).sort()).toEqual([...first.body.nominal_times].sort());
 
-    const repeatedAt = Date.now();
+    // The first fires close once their jobs are final; a repeat while they run would meet running workflows.
+    await eventually(async () => (await gateway().describe(schedule_id))?.running === 0, 20000, 'the first fires to close');
     expect((await h.api('POST', `/v2/inference-schedules/${schedule_id}/backfill`, { body })).status).toBe(202);
-    // The repeat's six fire workflows run and close: only then is "no new job" a fact rather than a wait.
-    await eventually(
+    // Temporal takes a schedule's backfills in order: once a later one's single fire has its job, the repeat is done.
+    const next = { start_at: end.toISOString(), end_at: new Date(end.getTime() + 600_000).toISOString() };
+    const sentinel = await h.api('POST', `/v2/inference-schedules/${schedule_id}/backfill`, { body: next });
+    expect(sentinel.body.nominal_times).toEqual([end.toISOString()]);
+    const after = await eventually(
       async () => {
-        let closed = 0;
-        for await (const wf of h.temporal.workflow.list({ query: `TemporalScheduledById = "${temporalScheduleIdFor(schedule_id)}"` })) {
-          if (wf.startTime.getTime() >= repeatedAt && wf.status.name === 'COMPLETED') closed++;
-        }
-        return closed === 6;
+        const found = await jobsOf(schedule_id);
+        return found.some((j) => j.scheduled_at === end.toISOString()) && found;
       },
-      30000,
-      'the repeated fires to complete',
+      20000,
+      'the later backfill to start its job',
     );
-    expect(await jobsOf(schedule_id)).toHaveLength(6);
+    expect(after).toHaveLength(7);
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
   }, 90000);
+
+  it('decides a fire once: a repeated fire (a retried start) returns the same job and writes no second one', async () => {
+    const modelId = await activeModel(h);
+    const { schedule_id } = await created('/v2/inference-schedules', {
+      model_id: modelId,
+      model_version: '1',
+      spec: { cron: ['0 3 * * *'] },
+      paused: true,
+    });
+    const schemas = new UserSchemaCompiler();
+    const log = pino({ level: 'silent' });
+    const jobs = createJobsService({ knex: h.knex, gateway: h.gateway, schemas, log, completionWaitSeconds: 0 });
+    const fires = createScheduleFires({
+      knex: h.knex,
+      jobs,
+      services: createServicesService({ knex: h.knex, rules: new FeatureRules(schemas), jobs }),
+      launch: async () => undefined,
+      log,
+    });
+    const at = new Date('2031-01-01T03:00:00Z');
+    const [a, b] = await Promise.all([fires.fire(schedule_id, at, 'wf-1'), fires.fire(schedule_id, at, 'wf-2')]);
+    const again = await fires.fire(schedule_id, at, 'wf-3');
+    expect(a).toEqual({ outcome: 'started', jobId: scheduledJobId(schedule_id, at) });
+    expect(b).toEqual(a);
+    expect(again).toEqual(a);
+    expect(await h.knex('model_jobs').where({ schedule_id })).toHaveLength(1);
+    await h.knex('model_jobs').where({ schedule_id }).update({ status: 'cancelled' });
+    await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
+  });
 
   it('overlap skip: no second job while a job waits for its report, then the next fire starts one', async () => {
     const modelId = await activeModel(h, { handlers: MANUAL });
@@ -360,14 +395,14 @@ describe('schedules', () => {
       labels: { clientId: null, domainId: null, serviceId: null, modelId, modelVersion: '1', description: '' },
     });
     const log = { warn: () => undefined } as any;
-    const created: string[] = [];
-    const deleted: string[] = [];
+    const made: string[] = [];
+    const removed: string[] = [];
     await eventually(
       async () => {
         const mended = await reconcileSchedules({ knex: h.knex, gateway: g, log }, 1);
-        created.push(...mended.created);
-        deleted.push(...mended.deleted);
-        return created.includes(schedule_id) && deleted.includes(orphan);
+        made.push(...mended.created);
+        removed.push(...mended.deleted);
+        return made.includes(schedule_id) && removed.includes(orphan);
       },
       20000,
       'the reconciler to mend both',
