@@ -106,7 +106,7 @@ describe('scheduledJobWorkflow', () => {
     expect(activities.awaitScheduledJob).not.toHaveBeenCalled();
   });
 
-  it('fails when its job failed: the failure Temporal'\''s pause-on-failure acts on', async () => {
+  it('fails when its job failed: the failure that pause-on-failure acts on', async () => {
     const activities = mockActivities({ awaitScheduledJob: async () => 'failure' });
     const err = await fire(
       'scheduled-job-failed',
