@@ -2884,12 +2884,12 @@ export interface components {
         ScheduleBackfillRequest: {
             /**
              * Format: date-time
-             * @description The range’s start (exclusive, as Temporal’s backfill)
+             * @description The range’s start (inclusive)
              */
             start_at: string;
             /**
              * Format: date-time
-             * @description The range’s end (inclusive); not in the future
+             * @description The range’s end (exclusive); not in the future
              */
             end_at: string;
             /**
@@ -2990,7 +2990,7 @@ export interface components {
             };
             /** @description Counts the changes of its definition */
             revision: number;
-            /** @description The next nominal fire times Temporal has computed (none while paused) */
+            /** @description The next 5 nominal fire times, as Temporal has computed them */
             next_fire_times: string[];
             /** @description The newest runs (at most 10), newest first: each fire is decided once per nominal time */
             recent_runs: {
@@ -3345,7 +3345,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -3391,7 +3391,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -3439,7 +3439,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -3459,7 +3459,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -3508,7 +3508,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -3582,7 +3582,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000011",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -3592,11 +3592,13 @@ export interface operations {
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000007",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 1,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -3619,14 +3621,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000008",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000011",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000011"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000025",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -3635,9 +3637,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000025",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -3655,14 +3659,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000025",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -3671,9 +3675,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -3695,14 +3701,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -3711,9 +3717,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -3731,8 +3739,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000022",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4234,7 +4242,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "notify",
                      *           "model_id": "fare-notifier",
@@ -4251,7 +4259,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -4341,7 +4349,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "notify",
                      *       "model_id": "fare-notifier",
@@ -4401,7 +4409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -4473,7 +4481,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -4552,8 +4560,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000022",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4608,8 +4616,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "service_id": "LH-400",
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4928,7 +4936,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -4947,7 +4955,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -4967,7 +4975,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -5036,7 +5044,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -5054,7 +5062,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -5133,7 +5141,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -5198,7 +5206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -5266,7 +5274,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -5343,8 +5351,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6024,7 +6032,7 @@ export interface operations {
                      *       "changes": [],
                      *       "assignments": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": null,
@@ -6235,8 +6243,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000023",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000023"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6292,8 +6300,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000004",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6342,7 +6350,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -6354,9 +6362,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -6372,14 +6382,14 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000004",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -6388,9 +6398,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -6412,8 +6424,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -6461,10 +6473,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -6473,9 +6485,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "depth": 0,
                      *       "rerun_of": null,
+                     *       "schedule_id": null,
+                     *       "scheduled_at": null,
                      *       "cancelled_by": null,
                      *       "cancel_reason": null,
                      *       "input": {
@@ -6497,8 +6511,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -6535,10 +6549,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -6547,9 +6561,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "depth": 0,
                      *       "rerun_of": null,
+                     *       "schedule_id": null,
+                     *       "scheduled_at": null,
                      *       "cancelled_by": null,
                      *       "cancel_reason": null,
                      *       "input": {
@@ -6571,8 +6587,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -6638,10 +6654,10 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -6650,9 +6666,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -6674,8 +6692,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -6716,13 +6734,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "truncated": false,
                      *       "max_jobs": 500,
                      *       "jobs": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "parent_job_id": null,
                      *           "subscription_id": null,
                      *           "depth": 0,
@@ -6730,12 +6748,14 @@ export interface operations {
                      *           "model_version": "1",
                      *           "job_type": "inference",
                      *           "trigger": "service_init",
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "status": "success",
                      *           "error": null,
                      *           "cascade_error": null,
                      *           "failed_cascades": [
                      *             {
-                     *               "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *               "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *               "error": "target model fare-archiver has no active version"
                      *             }
                      *           ],
@@ -6743,14 +6763,16 @@ export interface operations {
                      *           "completed_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000008",
-                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000007",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "depth": 1,
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "job_type": "inference",
                      *           "trigger": "cascade",
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "status": "success",
                      *           "error": null,
                      *           "cascade_error": null,
@@ -6801,7 +6823,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "assignment_id": null,
@@ -6813,9 +6835,11 @@ export interface operations {
                      *       "service_id": null,
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "depth": 0,
-                     *       "rerun_of": "0197a000-0000-7000-8000-000000000004",
+                     *       "rerun_of": "0197a000-0000-7000-8000-000000000007",
+                     *       "schedule_id": null,
+                     *       "scheduled_at": null,
                      *       "cancelled_by": "client:platform-app",
                      *       "cancel_reason": "started by mistake",
                      *       "input": {
@@ -6829,8 +6853,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["ModelJob"];
@@ -6869,8 +6893,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6923,14 +6947,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000009"
                      *         }
                      *       ]
                      *     }
@@ -6947,17 +6971,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000008"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000011"
                      *         },
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *           "error": "target model fare-archiver has no active version"
                      *         }
                      *       ]
@@ -7005,7 +7029,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "source_model_id": "fare-model",
                      *           "target_model_id": "fare-notifier",
                      *           "trigger_event": "inference_complete",
@@ -7072,7 +7096,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -7123,7 +7147,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -7172,7 +7196,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -7232,7 +7256,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -7292,7 +7316,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *           "client_id": "globex",
                      *           "url": "https://hooks.example.com/globex/mos",
                      *           "description": "Ops alerts (pager)",
@@ -7368,7 +7392,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -7424,7 +7448,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -7491,7 +7515,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -7545,7 +7569,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -7597,7 +7621,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -7635,9 +7659,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -7694,9 +7718,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000024",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -7760,9 +7784,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -7819,9 +7843,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -7881,7 +7905,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *           "client_id": null,
                      *           "url": "https://hooks.example.com/platform/mos",
                      *           "description": "Registry changes",
@@ -7953,7 +7977,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -8006,7 +8030,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -8065,7 +8089,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -8117,7 +8141,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -8167,7 +8191,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -8203,9 +8227,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -8260,9 +8284,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000022",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -8324,9 +8348,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -8381,9 +8405,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -8442,6 +8466,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "action": "service_inference",
+                     *           "client_id": "globex",
+                     *           "target": {
+                     *             "model_id": null,
+                     *             "model_version": null,
+                     *             "domain_id": "eu-flights",
+                     *             "service_id": "LH-400"
+                     *           },
+                     *           "input": null,
+                     *           "metadata": {},
+                     *           "description": "re-scoring every two hours",
+                     *           "spec": {
+                     *             "cron": [
+                     *               "0 *\/2 * * *"
+                     *             ],
+                     *             "intervals": [],
+                     *             "time_zone": "Europe/Berlin",
+                     *             "start_at": null,
+                     *             "end_at": null,
+                     *             "jitter_seconds": 300
+                     *           },
+                     *           "policies": {
+                     *             "overlap": "skip",
+                     *             "pause_on_failure": false,
+                     *             "catchup_window_seconds": 3600
+                     *           },
+                     *           "state": {
+                     *             "paused": false,
+                     *             "note": ""
+                     *           },
+                     *           "revision": 1,
+                     *           "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *           "created_by": "platform-app",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "next_fire_times": [
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z"
+                     *           ],
+                     *           "recent_runs": [],
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: components["schemas"]["Schedule"][];
                         /** @description Pass as `cursor` for the next page; null on the last page */
@@ -8471,6 +8550,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "domain_id": "eu-flights",
+                 *       "service_id": "LH-400",
+                 *       "spec": {
+                 *         "cron": [
+                 *           "0 *\/2 * * *"
+                 *         ],
+                 *         "time_zone": "Europe/Berlin",
+                 *         "jitter_seconds": 300
+                 *       },
+                 *       "description": "re-scoring every two hours"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateServiceScheduleRequest"];
             };
         };
@@ -8482,6 +8575,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "catchup_window_seconds": 3600,
+                     *         "pause_on_failure": false
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000015",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null,
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "next_fire_times": [
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z"
+                     *         ],
+                     *         "first_run": {
+                     *           "would_start": false,
+                     *           "skipped_reason": "service LH-400 is not_found; initialize it again",
+                     *           "job": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8515,6 +8673,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8539,6 +8747,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "policies": {
+                 *         "overlap": "skip",
+                 *         "catchup_window_seconds": 3600,
+                 *         "pause_on_failure": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateScheduleRequest"];
             };
         };
@@ -8550,6 +8767,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 2,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8583,6 +8850,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": "migration done"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8607,6 +8918,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "fleet migration"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleStateRequest"];
             };
         };
@@ -8618,6 +8934,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "fleet migration"
+                     *       },
+                     *       "revision": 3,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8643,6 +9009,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "migration done"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleStateRequest"];
             };
         };
@@ -8654,6 +9025,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": "migration done"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8679,6 +9100,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ScheduleTriggerRequest"];
             };
         };
@@ -8690,6 +9112,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "kind": "trigger",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleFires"];
                 };
             };
@@ -8716,6 +9146,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-11-01T00:00:00.000Z",
+                 *       "end_at": "2026-11-02T00:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBackfillRequest"];
             };
         };
@@ -8727,6 +9163,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "kind": "backfill",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": [
+                     *         "2026-11-01T01:00:00.000Z",
+                     *         "2026-11-01T03:00:00.000Z",
+                     *         "2026-11-01T05:00:00.000Z",
+                     *         "2026-11-01T07:00:00.000Z",
+                     *         "2026-11-01T09:00:00.000Z",
+                     *         "2026-11-01T11:00:00.000Z",
+                     *         "2026-11-01T13:00:00.000Z",
+                     *         "2026-11-01T15:00:00.000Z",
+                     *         "2026-11-01T17:00:00.000Z",
+                     *         "2026-11-01T19:00:00.000Z",
+                     *         "2026-11-01T21:00:00.000Z",
+                     *         "2026-11-01T23:00:00.000Z"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleFires"];
                 };
             };
@@ -8762,6 +9219,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "action": "training",
+                     *           "client_id": null,
+                     *           "target": {
+                     *             "model_id": "fare-model",
+                     *             "model_version": "2",
+                     *             "domain_id": null,
+                     *             "service_id": null
+                     *           },
+                     *           "input": {
+                     *             "epochs": 3
+                     *           },
+                     *           "metadata": {},
+                     *           "description": "retraining every three hours",
+                     *           "spec": {
+                     *             "cron": [
+                     *               "30 *\/3 * * *"
+                     *             ],
+                     *             "intervals": [],
+                     *             "time_zone": "UTC",
+                     *             "start_at": null,
+                     *             "end_at": null,
+                     *             "jitter_seconds": 0
+                     *           },
+                     *           "policies": {
+                     *             "overlap": "skip",
+                     *             "pause_on_failure": false,
+                     *             "catchup_window_seconds": 3600
+                     *           },
+                     *           "state": {
+                     *             "paused": false,
+                     *             "note": ""
+                     *           },
+                     *           "revision": 1,
+                     *           "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *           "created_by": "platform-app",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "next_fire_times": [
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z"
+                     *           ],
+                     *           "recent_runs": [],
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: components["schemas"]["Schedule"][];
                         /** @description Pass as `cursor` for the next page; null on the last page */
@@ -8788,6 +9302,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model_id": "fare-model",
+                 *       "model_version": "2",
+                 *       "input": {
+                 *         "epochs": 3
+                 *       },
+                 *       "spec": {
+                 *         "cron": [
+                 *           "30 *\/3 * * *"
+                 *         ],
+                 *         "time_zone": "UTC"
+                 *       },
+                 *       "description": "retraining every three hours"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateVersionScheduleRequest"];
             };
         };
@@ -8799,6 +9329,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 3
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8830,6 +9412,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 3
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8852,6 +9486,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "input": {
+                 *         "epochs": 5
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateScheduleRequest"];
             };
         };
@@ -8863,6 +9504,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 2,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8894,6 +9587,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8916,6 +9655,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "data freeze"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleStateRequest"];
             };
         };
@@ -8927,6 +9671,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "data freeze"
+                     *       },
+                     *       "revision": 3,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8950,6 +9746,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ScheduleStateRequest"];
             };
         };
@@ -8961,6 +9758,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "data freeze"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -8984,6 +9833,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "overlap": "skip"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleTriggerRequest"];
             };
         };
@@ -8995,6 +9849,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "kind": "trigger",
+                     *       "overlap": "skip",
+                     *       "nominal_times": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleFires"];
                 };
             };
@@ -9019,6 +9881,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-11-01T00:00:00.000Z",
+                 *       "end_at": "2026-11-02T00:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBackfillRequest"];
             };
         };
@@ -9030,6 +9898,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "kind": "backfill",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": [
+                     *         "2026-11-01T00:30:00.000Z",
+                     *         "2026-11-01T03:30:00.000Z",
+                     *         "2026-11-01T06:30:00.000Z",
+                     *         "2026-11-01T09:30:00.000Z",
+                     *         "2026-11-01T12:30:00.000Z",
+                     *         "2026-11-01T15:30:00.000Z",
+                     *         "2026-11-01T18:30:00.000Z",
+                     *         "2026-11-01T21:30:00.000Z"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleFires"];
                 };
             };
@@ -9065,6 +9950,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "action": "inference",
+                     *           "client_id": null,
+                     *           "target": {
+                     *             "model_id": "fare-notifier",
+                     *             "model_version": "1",
+                     *             "domain_id": null,
+                     *             "service_id": null
+                     *           },
+                     *           "input": {
+                     *             "route": "FRA-JFK"
+                     *           },
+                     *           "metadata": {},
+                     *           "description": "",
+                     *           "spec": {
+                     *             "cron": [],
+                     *             "intervals": [
+                     *               {
+                     *                 "every_seconds": 3600,
+                     *                 "offset_seconds": 900
+                     *               }
+                     *             ],
+                     *             "time_zone": "UTC",
+                     *             "start_at": null,
+                     *             "end_at": null,
+                     *             "jitter_seconds": 0
+                     *           },
+                     *           "policies": {
+                     *             "overlap": "buffer_one",
+                     *             "pause_on_failure": false,
+                     *             "catchup_window_seconds": 3600
+                     *           },
+                     *           "state": {
+                     *             "paused": true,
+                     *             "note": "starts after review"
+                     *           },
+                     *           "revision": 1,
+                     *           "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *           "created_by": "platform-app",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "next_fire_times": [
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z"
+                     *           ],
+                     *           "recent_runs": [],
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: components["schemas"]["Schedule"][];
                         /** @description Pass as `cursor` for the next page; null on the last page */
@@ -9091,6 +10036,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model_id": "fare-notifier",
+                 *       "model_version": "1",
+                 *       "input": {
+                 *         "route": "FRA-JFK"
+                 *       },
+                 *       "spec": {
+                 *         "intervals": [
+                 *           {
+                 *             "every_seconds": 3600,
+                 *             "offset_seconds": 900
+                 *           }
+                 *         ]
+                 *       },
+                 *       "policies": {
+                 *         "overlap": "buffer_one"
+                 *       },
+                 *       "paused": true,
+                 *       "note": "starts after review"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateVersionScheduleRequest"];
             };
         };
@@ -9102,6 +10069,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "starts after review"
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -9133,6 +10155,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "starts after review"
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -9155,6 +10232,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "hourly at :15"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateScheduleRequest"];
             };
         };
@@ -9166,6 +10248,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "starts after review"
+                     *       },
+                     *       "revision": 2,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -9197,6 +10334,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -9219,6 +10405,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "holiday"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleStateRequest"];
             };
         };
@@ -9230,6 +10421,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "holiday"
+                     *       },
+                     *       "revision": 3,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -9253,6 +10499,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ScheduleStateRequest"];
             };
         };
@@ -9264,6 +10511,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "holiday"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -9287,6 +10589,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ScheduleTriggerRequest"];
             };
         };
@@ -9298,6 +10601,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "kind": "trigger",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleFires"];
                 };
             };
@@ -9322,6 +10633,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-11-01T00:00:00.000Z",
+                 *       "end_at": "2026-11-01T02:00:00.000Z",
+                 *       "overlap": "buffer_all"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBackfillRequest"];
             };
         };
@@ -9333,6 +10651,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "kind": "backfill",
+                     *       "overlap": "buffer_all",
+                     *       "nominal_times": [
+                     *         "2026-11-01T00:15:00.000Z",
+                     *         "2026-11-01T01:15:00.000Z"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleFires"];
                 };
             };

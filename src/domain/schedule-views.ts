@@ -2,6 +2,9 @@ import { iso } from '../db/types';
 import type { ScheduleRunRow, ScheduleView } from '../db/schedules.repository';
 import { temporalScheduleIdFor } from '../temporal/schedule-gateway';
 
+/** How many of Temporal's next fire times a schedule shows. */
+const NEXT_FIRE_TIMES = 5;
+
 /** A schedule's definition as the API shows it (and its `schedule.changed` webhook events carry). */
 export function toScheduleRecord(row: ScheduleView) {
   const { spec } = row;
@@ -46,7 +49,7 @@ export function toSchedule(
   return {
     ...record,
     state: live ? { paused: live.paused, note: live.note } : record.state,
-    next_fire_times: (live?.nextFireTimes ?? []).map((t) => t.toISOString()),
+    next_fire_times: (live?.nextFireTimes ?? []).slice(0, NEXT_FIRE_TIMES).map((t) => t.toISOString()),
     recent_runs: runs.map((r) => ({
       nominal_time: r.nominal_time.toISOString(),
       outcome: r.outcome,

@@ -320,10 +320,11 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.POST('/v2/jobs/{job_id}/cancel', { params: { path: { job_id: rerun.job_id } }, body: { reason: 'started by mistake' } }));
 
     // Schedules, before the webhooks (their changes are webhook events): each collection through every operation.
-    const nightly = { cron: ['0 2 * * *'], time_zone: 'Europe/Berlin', jitter_seconds: 300 };
+    // Calendars whose next 5 fires fall within a day: the recorded times are then the fixed time of stableExamples.
+    const nightly = { cron: ['0 */2 * * *'], time_zone: 'Europe/Berlin', jitter_seconds: 300 };
     // A fixed past day, so the recorded nominal times are the same on every run.
     const backfill = { start_at: '2026-11-01T00:00:00.000Z', end_at: '2026-11-02T00:00:00.000Z' };
-    const tenantSchedule = { domain_id: 'eu-flights', service_id: 'LH-400', spec: nightly, description: 'nightly re-scoring' };
+    const tenantSchedule = { domain_id: 'eu-flights', service_id: 'LH-400', spec: nightly, description: 're-scoring every two hours' };
     await ok(api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: 'true' } }, body: tenantSchedule }));
     const serviceSchedule = await ok(
       api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: 'false' } }, body: tenantSchedule }),
@@ -347,11 +348,11 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.POST('/v2/clients/{client_id}/schedules/{schedule_id}/backfill', { params: { path: ss }, body: backfill }));
     await ok(api.DELETE('/v2/clients/{client_id}/schedules/{schedule_id}', { params: { path: ss } }));
 
-    const nightlyUtc = { cron: ['0 3 * * *'], time_zone: 'UTC' };
+    const nightlyUtc = { cron: ['30 */3 * * *'], time_zone: 'UTC' };
     const trainingSchedule = await ok(
       api.POST('/v2/training-schedules', {
         params: { query: { dry_run: 'false' } },
-        body: { model_id: 'fare-model', model_version: '2', input: { epochs: 3 }, spec: nightlyUtc, description: 'nightly retraining' },
+        body: { model_id: 'fare-model', model_version: '2', input: { epochs: 3 }, spec: nightlyUtc, description: 'retraining every three hours' },
       }),
     );
     const ts = { schedule_id: trainingSchedule.schedule_id };
@@ -374,6 +375,9 @@ describe('the examples of the OpenAPI document', () => {
           input: { route: 'FRA-JFK' },
           spec: hourly,
           policies: { overlap: 'buffer_one' },
+          // Created paused: no live fire lands in the recorded answers.
+          paused: true,
+          note: 'starts after review',
         },
       }),
     );

@@ -246,7 +246,7 @@ export const scheduleSchemas: Record<string, object> = {
       revision: described('Counts the changes of its definition', { type: 'integer', minimum: 1 }),
       next_fire_times: {
         type: 'array',
-        description: 'The next nominal fire times Temporal has computed (none while paused)',
+        description: 'The next 5 nominal fire times, as Temporal has computed them',
         items: dateTime,
       },
       recent_runs: runs,
