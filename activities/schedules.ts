@@ -28,7 +28,10 @@ export function createScheduleActivities(deps: { fires: ScheduleFires; gateway: 
      */
     async awaitScheduledJob(jobId: string): Promise<string | null> {
       const context = Context.current();
-      const status = await Promise.race([fires.awaitFinal(jobId, AWAIT_MS, () => context.heartbeat(), context.cancellationSignal), context.cancelled]);
+      const status = await Promise.race([
+        fires.awaitFinal(jobId, AWAIT_MS, () => context.heartbeat(), context.cancellationSignal),
+        context.cancelled,
+      ]);
       return status ?? null;
     },
   };

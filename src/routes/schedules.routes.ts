@@ -10,8 +10,6 @@ import type { ScheduleScope, SchedulesService } from '../domain/schedules';
  */
 export function registerScheduleRoutes(route: Register, schedules: SchedulesService) {
   const tenant = (clientId: string): ScheduleScope => ({ action: 'service_inference', clientId });
-  const training: ScheduleScope = { action: 'training' };
-  const inference: ScheduleScope = { action: 'inference' };
 
   route('createSchedule', async (r) => schedules.create(tenant(r.params.client_id), r.body, changeContext(r)));
   route('listSchedules', async (r) => schedules.list(tenant(r.params.client_id), page(r), { domain_id: r.query.domain_id }));
@@ -29,31 +27,24 @@ export function registerScheduleRoutes(route: Register, schedules: SchedulesServ
   route('triggerSchedule', async (r) => schedules.trigger(tenant(r.params.client_id), r.params.schedule_id, r.body?.overlap));
   route('backfillSchedule', async (r) => schedules.backfill(tenant(r.params.client_id), r.params.schedule_id, r.body));
 
-  route('createTrainingSchedule', async (r) => schedules.create(training, r.body, changeContext(r)));
-  route('listTrainingSchedules', async (r) => schedules.list(training, page(r), { model_id: r.query.model_id }));
-  route('getTrainingSchedule', async (r) => schedules.get(training, r.params.schedule_id));
-  route('updateTrainingSchedule', async (r) => schedules.update(training, r.params.schedule_id, r.body, actorOf(r.ctx.state.principal)));
-  route('deleteTrainingSchedule', async (r) => schedules.remove(training, r.params.schedule_id));
-  route('pauseTrainingSchedule', async (r) =>
-    schedules.pause(training, r.params.schedule_id, r.body?.note, actorOf(r.ctx.state.principal)),
-  );
-  route('unpauseTrainingSchedule', async (r) =>
-    schedules.unpause(training, r.params.schedule_id, r.body?.note, actorOf(r.ctx.state.principal)),
-  );
-  route('triggerTrainingSchedule', async (r) => schedules.trigger(training, r.params.schedule_id, r.body?.overlap));
-  route('backfillTrainingSchedule', async (r) => schedules.backfill(training, r.params.schedule_id, r.body));
+  versionRoutes(route, schedules, 'Training', { action: 'training' });
+  versionRoutes(route, schedules, 'Inference', { action: 'inference' });
+}
 
-  route('createInferenceSchedule', async (r) => schedules.create(inference, r.body, changeContext(r)));
-  route('listInferenceSchedules', async (r) => schedules.list(inference, page(r), { model_id: r.query.model_id }));
-  route('getInferenceSchedule', async (r) => schedules.get(inference, r.params.schedule_id));
-  route('updateInferenceSchedule', async (r) => schedules.update(inference, r.params.schedule_id, r.body, actorOf(r.ctx.state.principal)));
-  route('deleteInferenceSchedule', async (r) => schedules.remove(inference, r.params.schedule_id));
-  route('pauseInferenceSchedule', async (r) =>
-    schedules.pause(inference, r.params.schedule_id, r.body?.note, actorOf(r.ctx.state.principal)),
-  );
-  route('unpauseInferenceSchedule', async (r) =>
-    schedules.unpause(inference, r.params.schedule_id, r.body?.note, actorOf(r.ctx.state.principal)),
-  );
-  route('triggerInferenceSchedule', async (r) => schedules.trigger(inference, r.params.schedule_id, r.body?.overlap));
-  route('backfillInferenceSchedule', async (r) => schedules.backfill(inference, r.params.schedule_id, r.body));
+/**
+ * The training and the inference collection take the same requests and differ only in their action (and, in the
+ * operation table, their permission): registered from one list, typed by the training operations.
+ */
+function versionRoutes(route: Register, schedules: SchedulesService, kind: 'Training' | 'Inference', scope: ScheduleScope) {
+  const id = <O extends string>(op: O) => op.replace('Training', kind) as O;
+  const actor = (r: { ctx: { state: { principal?: Parameters<typeof actorOf>[0] } } }) => actorOf(r.ctx.state.principal);
+  route(id('createTrainingSchedule'), async (r) => schedules.create(scope, r.body, changeContext(r)));
+  route(id('listTrainingSchedules'), async (r) => schedules.list(scope, page(r), { model_id: r.query.model_id }));
+  route(id('getTrainingSchedule'), async (r) => schedules.get(scope, r.params.schedule_id));
+  route(id('updateTrainingSchedule'), async (r) => schedules.update(scope, r.params.schedule_id, r.body, actor(r)));
+  route(id('deleteTrainingSchedule'), async (r) => schedules.remove(scope, r.params.schedule_id));
+  route(id('pauseTrainingSchedule'), async (r) => schedules.pause(scope, r.params.schedule_id, r.body?.note, actor(r)));
+  route(id('unpauseTrainingSchedule'), async (r) => schedules.unpause(scope, r.params.schedule_id, r.body?.note, actor(r)));
+  route(id('triggerTrainingSchedule'), async (r) => schedules.trigger(scope, r.params.schedule_id, r.body?.overlap));
+  route(id('backfillTrainingSchedule'), async (r) => schedules.backfill(scope, r.params.schedule_id, r.body));
 }

@@ -96,6 +96,15 @@ function temporalSpec(spec: ScheduleSpec): TemporalSpec {
   };
 }
 
+function temporalPolicies(def: ScheduleDefinition) {
+  const { policies } = def;
+  return {
+    overlap: OVERLAP[policies.overlap],
+    catchupWindow: policies.catchup_window_seconds * 1000,
+    pauseOnFailure: policies.pause_on_failure,
+  };
+}
+
 /**
  * Job attributes the namespace already defines, on the schedule itself (not on its fire workflows, which would
  * then show in job lists filtered by tenant): `ClientId = "acme"` finds a tenant's schedules. No slot is added.
@@ -157,11 +166,7 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
             scheduleId: temporalScheduleIdFor(def.scheduleId),
             spec: temporalSpec(def.spec),
             action: action(def),
-            policies: {
-              overlap: OVERLAP[def.policies.overlap],
-              catchupWindow: def.policies.catchup_window_seconds * 1000,
-              pauseOnFailure: def.policies.pause_on_failure,
-            },
+            policies: temporalPolicies(def),
             state: { paused: def.paused, note: def.note },
             memo: {
               schedule_id: def.scheduleId,
@@ -185,11 +190,7 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
           ...previous,
           spec: temporalSpec(def.spec),
           action: action(def),
-          policies: {
-            overlap: OVERLAP[def.policies.overlap],
-            catchupWindow: def.policies.catchup_window_seconds * 1000,
-            pauseOnFailure: def.policies.pause_on_failure,
-          },
+          policies: temporalPolicies(def),
           typedSearchAttributes: searchAttributes(def),
         })),
       );

@@ -352,7 +352,13 @@ describe('the examples of the OpenAPI document', () => {
     const trainingSchedule = await ok(
       api.POST('/v2/training-schedules', {
         params: { query: { dry_run: 'false' } },
-        body: { model_id: 'fare-model', model_version: '2', input: { epochs: 3 }, spec: nightlyUtc, description: 'retraining every three hours' },
+        body: {
+          model_id: 'fare-model',
+          model_version: '2',
+          input: { epochs: 3 },
+          spec: nightlyUtc,
+          description: 'retraining every three hours',
+        },
       }),
     );
     const ts = { schedule_id: trainingSchedule.schedule_id };
