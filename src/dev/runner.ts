@@ -144,13 +144,15 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
     cleanups.push(async () => dispatcher?.stop());
     const t = config.temporal;
-    const scheduleReconciler = startScheduleReconciler({
-      knex,
-      log,
-      everySeconds: config.schedules.reconcileSeconds || 60,
-      gateway: createScheduleGateway({ client: temporal, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
-    });
-    cleanups.push(() => scheduleReconciler.stop());
+    if (config.schedules.reconcileSeconds > 0) {
+      const scheduleReconciler = startScheduleReconciler({
+        knex,
+        log,
+        everySeconds: config.schedules.reconcileSeconds,
+        gateway: createScheduleGateway({ client: temporal, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
+      });
+      cleanups.push(() => scheduleReconciler.stop());
+    }
 
     const verify = verifierFromConfig(config.auth, log);
     const { app, close } = createApp({

@@ -1,5 +1,5 @@
 import type { Register } from './types';
-import { changeContext, page } from '../http/routing';
+import { changeContext, page, type RouteContext } from '../http/routing';
 import { actorOf } from '../auth/principal';
 import type { ScheduleScope, SchedulesService } from '../domain/schedules';
 
@@ -8,22 +8,19 @@ import type { ScheduleScope, SchedulesService } from '../domain/schedules';
  * /v2/clients/{client_id}/schedules, and the schedules of model versions under /v2/training-schedules and
  * /v2/inference-schedules. One service serves them all; the collection is the scope.
  */
+/** Who makes the change, for `created_by` / `updated_by`. */
+const actor = (r: Pick<RouteContext, 'ctx'>) => actorOf(r.ctx.state.principal);
+
 export function registerScheduleRoutes(route: Register, schedules: SchedulesService) {
   const tenant = (clientId: string): ScheduleScope => ({ action: 'service_inference', clientId });
 
   route('createSchedule', async (r) => schedules.create(tenant(r.params.client_id), r.body, changeContext(r)));
   route('listSchedules', async (r) => schedules.list(tenant(r.params.client_id), page(r), { domain_id: r.query.domain_id }));
   route('getSchedule', async (r) => schedules.get(tenant(r.params.client_id), r.params.schedule_id));
-  route('updateSchedule', async (r) =>
-    schedules.update(tenant(r.params.client_id), r.params.schedule_id, r.body, actorOf(r.ctx.state.principal)),
-  );
+  route('updateSchedule', async (r) => schedules.update(tenant(r.params.client_id), r.params.schedule_id, r.body, actor(r)));
   route('deleteSchedule', async (r) => schedules.remove(tenant(r.params.client_id), r.params.schedule_id));
-  route('pauseSchedule', async (r) =>
-    schedules.pause(tenant(r.params.client_id), r.params.schedule_id, r.body?.note, actorOf(r.ctx.state.principal)),
-  );
-  route('unpauseSchedule', async (r) =>
-    schedules.unpause(tenant(r.params.client_id), r.params.schedule_id, r.body?.note, actorOf(r.ctx.state.principal)),
-  );
+  route('pauseSchedule', async (r) => schedules.pause(tenant(r.params.client_id), r.params.schedule_id, r.body?.note, actor(r)));
+  route('unpauseSchedule', async (r) => schedules.unpause(tenant(r.params.client_id), r.params.schedule_id, r.body?.note, actor(r)));
   route('triggerSchedule', async (r) => schedules.trigger(tenant(r.params.client_id), r.params.schedule_id, r.body?.overlap));
   route('backfillSchedule', async (r) => schedules.backfill(tenant(r.params.client_id), r.params.schedule_id, r.body));
 
@@ -37,7 +34,6 @@ export function registerScheduleRoutes(route: Register, schedules: SchedulesServ
  */
 function versionRoutes(route: Register, schedules: SchedulesService, kind: 'Training' | 'Inference', scope: ScheduleScope) {
   const id = <O extends string>(op: O) => op.replace('Training', kind) as O;
-  const actor = (r: { ctx: { state: { principal?: Parameters<typeof actorOf>[0] } } }) => actorOf(r.ctx.state.principal);
   route(id('createTrainingSchedule'), async (r) => schedules.create(scope, r.body, changeContext(r)));
   route(id('listTrainingSchedules'), async (r) => schedules.list(scope, page(r), { model_id: r.query.model_id }));
   route(id('getTrainingSchedule'), async (r) => schedules.get(scope, r.params.schedule_id));
