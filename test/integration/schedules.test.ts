@@ -226,6 +226,29 @@ describe('schedules', () => {
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
   }, 60000);
 
+  it('pause on failure: a fire whose job fails pauses the schedule in Temporal, which the schedule shows', async () => {
+    const modelId = await activeModel(h, {
+      handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'fail' } },
+    });
+    const { schedule_id } = await created('/v2/inference-schedules', {
+      model_id: modelId,
+      model_version: '1',
+      spec: everySecond,
+      policies: { pause_on_failure: true },
+    });
+    const read = await eventually(
+      async () => {
+        const res = (await h.api('GET', `/v2/inference-schedules/${schedule_id}`)).body;
+        return res.state.paused && res;
+      },
+      30000,
+      'the schedule paused by its failed fire',
+    );
+    expect(read.recent_runs[0]).toMatchObject({ outcome: 'started', job_status: 'failure' });
+    expect(read.state.note).not.toBe('');
+    await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
+  }, 60000);
+
   it('records a skipped run with its reason when the tenant is suspended, and announces it', async () => {
     const modelId = await activeModel(h);
     const { clientId, domainId, base } = await tenantWithDomain(h, { modelId });
