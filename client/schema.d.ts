@@ -1117,7 +1117,7 @@ export interface paths {
         };
         /**
          * List the platform-wide webhook endpoints
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -1125,7 +1125,7 @@ export interface paths {
         put?: never;
         /**
          * Create a platform-wide webhook endpoint; the answer holds its signing secret, once
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createPlatformWebhook"];
         delete?: never;
@@ -1143,18 +1143,18 @@ export interface paths {
         };
         /**
          * Read a webhook endpoint (never its secret)
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         get: operations["getPlatformWebhook"];
         /**
          * Change a webhook endpoint, or disable or re-activate it
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["updatePlatformWebhook"];
         post?: never;
         /**
          * Delete a webhook endpoint and its delivery log
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deletePlatformWebhook"];
         options?: never;
@@ -1173,7 +1173,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing secret; the old one keeps signing beside it for a grace period
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["rotatePlatformWebhookSecret"];
         delete?: never;
@@ -1193,7 +1193,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook.test event to this endpoint
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["pingPlatformWebhook"];
         delete?: never;
@@ -1211,7 +1211,7 @@ export interface paths {
         };
         /**
          * The delivery log of an endpoint, newest first: attempts, status codes, latency, next retry
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -1233,7 +1233,7 @@ export interface paths {
         };
         /**
          * One delivery with its attempts
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         get: operations["getPlatformWebhookDelivery"];
         put?: never;
@@ -1255,7 +1255,7 @@ export interface paths {
         put?: never;
         /**
          * Send a succeeded or failed delivery again (same event id)
-         * @description Requires administrators only (scope or group `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["redeliverPlatformWebhookDelivery"];
         delete?: never;
@@ -2631,7 +2631,7 @@ export interface components {
             };
             /** @description Subscriptions the change would mark stale */
             stale_subscriptions: string[];
-            /** @description On a version status change: the active assignment revisions that bind the version */
+            /** @description On a version status change: the active assignment revisions that bind the version (of the tenants the caller sees) */
             assignments?: string[];
         };
         /** @description One difference between two JSON Schemas, seen from a value that satisfied the old one */
@@ -2686,7 +2686,7 @@ export interface components {
             compatible: boolean;
             /** @description Subject `contracts`: the changes of the input schemas */
             changes: components["schemas"]["SchemaChange"][];
-            /** @description Active assignments of the model, every tenant (at most 1000) */
+            /** @description Active assignments of the model (at most 1000): of every tenant for platform callers, of its own tenants for a caller bound to tenants (`compatible` still judges them all) */
             assignments: {
                 /** Format: uuid */
                 assignment_id: string;

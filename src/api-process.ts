@@ -11,6 +11,7 @@ import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
 import type { Tracing } from './observability/tracing';
 import { drainServer } from './http/drain';
+import { createHttpServer } from './http/server';
 import { onShutdown } from './shutdown';
 
 /** Production API process: reads the environment, connects, serves; on SIGTERM drains, then closes its pools. */
@@ -18,7 +19,7 @@ export async function runApi(tracing?: Tracing): Promise<void> {
   const config = loadConfig();
   requireProductionSettings(config);
   const log = createLogger(config.logLevel, 'api');
-  const knex = createKnex(config.databaseUrl!);
+  const knex = createKnex(config.databaseUrl!, { max: config.databasePoolMax, name: 'mos-api' });
   const metrics = new ServiceMetrics({ pool: poolStats(knex) });
   const temporal = await connectTemporalClient(config.temporal.address!, config.temporal.namespace, 30000, [
     clientMetricsInterceptor(metrics),
@@ -36,7 +37,8 @@ export async function runApi(tracing?: Tracing): Promise<void> {
     metrics,
     inProcessNames: Object.keys(builtinImplementations),
   });
-  const server = app.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
+  const server = createHttpServer(app, config.http);
+  server.listen(config.port, () => log.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening'));
   onShutdown(log, async () => {
     // Requests holding a `?wait=` answer the job as it is now, so they do not hold up the drain.
     await close();

@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
 import { commaSeparated, ConfigError, integer, type Env } from './env-values';
+import type { HttpLimits } from './http/server';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -29,6 +30,8 @@ export interface AuthConfig {
 export interface Config {
   port: number;
   databaseUrl?: string;
+  /** Most Postgres connections this process's pool opens (the final-status listener of the API adds one). */
+  databasePoolMax: number;
   temporal: {
     address?: string;
     namespace: string;
@@ -69,6 +72,8 @@ export interface Config {
   };
   /** Outbound webhooks: target safety, retry schedule, dispatch (src/webhooks/config.ts). */
   webhooks: WebhookConfig;
+  /** How long the API waits for a client's request (src/http/server.ts; docs/authorization.md, "Slow clients"). */
+  http: HttpLimits;
   /** Schedules (docs/schedules.md): per-tenant limits, and the worker's reconciler of rows and Temporal Schedules. */
   schedules: {
     maxPerTenant: number;
@@ -129,6 +134,19 @@ export function parseMachineClients(raw: string | undefined): Record<string, Mac
   return clients;
 }
 
+/** The request timeouts; the headers' deadline falls within the whole request's, as Node requires. */
+function httpLimits(env: Env): HttpLimits {
+  const limits = {
+    headersTimeoutSeconds: integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 1),
+    requestTimeoutSeconds: integer(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30, 1),
+    keepAliveTimeoutSeconds: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1),
+  };
+  if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
+  return limits;
+}
+
 /** CORS_ALLOWED_ORIGINS: comma-separated origins (`https://app.example.com`), or `*`. */
 export function parseAllowedOrigins(raw: string | undefined): string[] {
   const origins = commaSeparated(raw);
@@ -167,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     databaseUrl: url(env, 'DATABASE_URL'),
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1),
     temporal: {
       address: env.TEMPORAL_ADDRESS || undefined,
       namespace: env.TEMPORAL_NAMESPACE || 'default',
@@ -185,7 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
         timeoutSeconds: integer(env, 'AUTH_JWKS_TIMEOUT_SECONDS', 5),
         refreshSeconds: integer(env, 'AUTH_JWKS_REFRESH_SECONDS', 300),
         maxStalenessSeconds: integer(env, 'AUTH_JWKS_MAX_STALENESS_SECONDS', 6 * 3600),
-        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 5, 0),
+        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 1, 0),
       },
     },
     jobs: {
@@ -203,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
       workerGraceSeconds: integer(env, 'WORKER_SHUTDOWN_GRACE_SECONDS', 20, 0),
     },
     workerMaxCachedWorkflows: integer(env, 'WORKER_MAX_CACHED_WORKFLOWS', 500, 2),
+    http: httpLimits(env),
     workerMetrics: {
       port: workerMetricsPort,
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),

@@ -10,7 +10,7 @@ import { ensureSearchAttributes } from './temporal/search-attributes';
 async function run() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
-  const knex = createKnex(config.databaseUrl);
+  const knex = createKnex(config.databaseUrl, { max: 2, name: 'mos-migrate' });
   try {
     const applied = await migrateLatest(knex);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');

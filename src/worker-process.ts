@@ -28,7 +28,7 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   const { port: metricsPort, sdkPort } = config.workerMetrics;
   // Before any connection: the SDK reads its telemetry options once, when its Runtime is installed.
   installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
-  const knex = createKnex(config.databaseUrl);
+  const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-worker' });
   const metrics = new ServiceMetrics({ pool: poolStats(knex) });
   const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
     clientMetricsInterceptor(metrics),

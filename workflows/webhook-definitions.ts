@@ -16,6 +16,12 @@ export interface WebhookQueueInput {
   attemptTimeoutSeconds: number;
 }
 
+/**
+ * Signal sent with every launch of a queue's workflow (signal-with-start): a run that has just found its queue
+ * empty looks again instead of closing, so a delivery queued while it was closing is never left without a run.
+ */
+export const WEBHOOK_QUEUE_WOKEN = 'webhookQueueWoken';
+
 /** Failure type of an attempt the safety rules refused (the target resolves to an internal address): not retried. */
 export const WEBHOOK_TARGET_REFUSED = 'WebhookTargetRefused';
 /** Failure type of an attempt the receiver did not accept (non-2xx, time-out, connection error): retried. */

@@ -24,6 +24,18 @@ export function globalAccessProblem(principal: Principal): string | undefined {
   return undefined;
 }
 
+/**
+ * Resources that span every tenant (platform-wide webhooks receive every tenant's events): platform machine clients
+ * and users in group `admin`. Scope `admin` grants operations, never reach, so a token bound to tenants is refused.
+ */
+export function platformAccessProblem(principal: Principal): string | undefined {
+  if (principal.kind === 'human') {
+    return principal.groups.includes('admin') ? undefined : 'this resource spans every tenant: it needs group admin, not only scope admin';
+  }
+  if (principal.access?.access === 'platform') return undefined;
+  return `machine client ${principal.clientId} is bound to tenants; this resource spans every tenant`;
+}
+
 /** Jobs of a tenant are visible to that tenant's callers; jobs of no tenant only to platform clients and admins. */
 export function canSeeJob(principal: Principal, jobClientId: string | null): boolean {
   if (principal.kind === 'human') {

@@ -10,7 +10,10 @@ export interface KeyStoreOptions {
   refreshSeconds: number;
   /** The last fetched key set stays usable this long after its fetch while refreshes fail (an IdP outage). */
   maxStalenessSeconds: number;
-  /** A token naming an unknown `kid` refetches the set at once, but at most once per this interval. */
+  /**
+   * Refetches for unknown `kid`s start at most once per this interval; a request naming one waits for the next
+   * (never refused for the interval), and one that a refetch within the interval showed missing is refused at once.
+   */
   minRefetchSeconds: number;
   log?: Logger;
   /** The clock, replaceable in unit tests. */
@@ -19,6 +22,8 @@ export interface KeyStoreOptions {
 
 /** Key sets are small; a larger answer is not a key set. */
 const MAX_KEY_SET_BYTES = 512 * 1024;
+/** Key ids a refetch showed missing, remembered for one interval so that their repeats cost nothing. */
+const MAX_MISSING_KIDS = 10_000;
 
 /**
  * The identity provider's signing keys, cached so that an IdP outage locks nobody out: the last good set is
@@ -33,6 +38,11 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
   let lastError: unknown;
   let lastUnknownKidRefetchAt = -Infinity;
   let inFlight: Promise<void> | undefined;
+  /** The refetch the unknown key ids asked for, before it starts; shared by every one that asks meanwhile. */
+  let queued: Promise<void> | undefined;
+  /** Key id → when the refetch that did not find it started. */
+  const missing = new Map<string, number>();
+  const interval = options.minRefetchSeconds * 1000;
 
   async function fetchKeySet(): Promise<JSONWebKeySet> {
     // One signal for the whole exchange: it aborts a body that stalls after the headers, too.
@@ -88,17 +98,45 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
     try {
       return await local!(header, token);
     } catch (err) {
-      // Only refetches caused by unknown key ids count against the interval, so a key published right after a
-      // scheduled refresh is still fetched at once; made-up key ids cost the IdP one fetch per interval at most.
-      if (!(err instanceof errors.JWKSNoMatchingKey) || (now() - lastUnknownKidRefetchAt) / 1000 < options.minRefetchSeconds) throw err;
+      if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
+      const kid = String(header.kid ?? '');
+      const missedAt = missing.get(kid);
+      if (missedAt !== undefined && now() - missedAt < interval) throw err;
     }
-    // A key id we have not seen: perhaps a key the IdP just published.
-    lastUnknownKidRefetchAt = now();
-    await (inFlight ?? refresh()).catch((err) => {
+    // A key id we have not seen: perhaps a key the IdP just published. The refetch must start after this request
+    // came, or it may predate the key; made-up key ids share the same refetches, so they cannot push it back.
+    const askedAt = now();
+    await refetchAfter(askedAt).catch((err) => {
       throw unavailable(err);
     });
-    return local!(header, token);
+    try {
+      return await local!(header, token);
+    } catch (err) {
+      if (err instanceof errors.JWKSNoMatchingKey) remember(String(header.kid ?? ''), lastAttemptAt);
+      throw err;
+    }
   };
+
+  /** A refetch that starts at or after `since`: the one under way if it did, else the next, one interval after the last. */
+  function refetchAfter(since: number): Promise<void> {
+    if (inFlight && lastAttemptAt >= since) return inFlight;
+    queued ??= (async () => {
+      await inFlight?.catch(() => undefined);
+      const wait = lastUnknownKidRefetchAt + interval - now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      lastUnknownKidRefetchAt = now();
+      // Requests from here on need a later refetch: this one may have been served before their key was published.
+      queued = undefined;
+      await (inFlight ?? refresh());
+    })();
+    return queued;
+  }
+
+  function remember(kid: string, at: number) {
+    missing.delete(kid);
+    if (missing.size >= MAX_MISSING_KIDS) missing.delete(missing.keys().next().value!);
+    missing.set(kid, at);
+  }
 
   return { getKey, refresh };
 }

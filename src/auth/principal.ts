@@ -1,6 +1,25 @@
 import type { JWTPayload } from 'jose';
 import type { AuthConfig, MachineClientConfig } from '../config';
 import { permissionsFromScopes, Permission, PERMISSIONS } from './permissions';
+import { UnauthenticatedError } from '../errors';
+
+/** The longest identity claim taken: audit fields and the Idempotency-Key owner are stored and indexed. */
+export const MAX_CLAIM_LENGTH = 512;
+
+/**
+ * Identity claims end up in the database (audit fields, the Idempotency-Key owner) and in queries (groups name
+ * tenants), so they are input like any other: a NUL, which Postgres cannot store in text, another control
+ * character, a lone surrogate (refused in jsonb) or an overlong value refuses the token, naming the claim.
+ */
+function checkClaim(name: string, value: unknown): void {
+  if (typeof value !== 'string') return;
+  let problem: string | undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) problem = 'holds a control character';
+  else if (/\p{Cs}/u.test(value)) problem = 'is not well-formed Unicode (a lone surrogate)';
+  else if (value.length > MAX_CLAIM_LENGTH) problem = `is longer than ${MAX_CLAIM_LENGTH} characters`;
+  if (problem) throw new UnauthenticatedError(`invalid bearer token: claim "${name}" ${problem}`);
+}
 
 interface BasePrincipal {
   subject: string;
@@ -29,9 +48,11 @@ export type Principal = MachinePrincipal | HumanPrincipal;
  * A human in group `admin` has every permission; other humans get permissions from their scopes like machines.
  */
 export function principalFromClaims(claims: JWTPayload, auth: AuthConfig): Principal | undefined {
+  for (const name of ['sub', 'username', 'client_id']) checkClaim(name, claims[name]);
   const grant = permissionsFromScopes(claims.scope, auth.scopePrefix);
   const rawGroups = claims[auth.groupsClaim];
   const groups = Array.isArray(rawGroups) ? rawGroups.filter((g): g is string => typeof g === 'string') : [];
+  groups.forEach((g) => checkClaim(auth.groupsClaim, g));
   const subject = typeof claims.sub === 'string' ? claims.sub : '';
   if (typeof claims.client_id === 'string' && claims.client_id && rawGroups === undefined && claims.username === undefined) {
     return {

@@ -16,6 +16,7 @@ import { createScheduleGateway } from '../temporal/schedule-gateway';
 import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
+import { createHttpServer } from '../http/server';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import type { Tracing } from '../observability/tracing';
@@ -109,7 +110,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       started.push('dev-auth');
     }
 
-    const knex = createKnex(config.databaseUrl);
+    const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-dev' });
     cleanups.push(() => knex.destroy());
     await migrateLatest(knex);
 
@@ -166,7 +167,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       inProcessNames: Object.keys(builtinImplementations),
     });
     cleanups.push(close);
-    const server: Server = app.listen(config.port);
+    const server: Server = createHttpServer(app, config.http).listen(config.port);
     await new Promise((r) => server.once('listening', r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));
 

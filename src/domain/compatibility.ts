@@ -6,6 +6,7 @@ import type { Db } from '../db/types';
 import type { UserSchemaCompiler } from './json-schemas';
 import { diffSchemas, isBreaking, type SchemaChange } from './schema-diff';
 import { featureContractMismatches, freezeAsSchema, type FeatureMismatch } from './freeze';
+import { shows } from './dry-run';
 
 /** One active assignment of the model, and whether the change keeps it working. */
 export interface AssignmentCompatibilityEntry {
@@ -60,6 +61,15 @@ const INPUT_SCHEMAS = ['inference', 'training'] as const;
 function assignmentRef(a: assignmentsRepo.ModelAssignmentRow) {
   const { assignment_id, client_id, domain_id, service_id, assignment_key, model_version } = a;
   return { assignment_id, client_id, domain_id, service_id, assignment_key, model_version };
+}
+
+/**
+ * The report as a caller bound to tenants may see it: only their tenants' assignments are listed. `compatible`
+ * still judges every assignment, so a registry change that would break another tenant is not shown as safe.
+ */
+export function narrowReport(report: CompatibilityReport, visible: string[] | undefined): CompatibilityReport {
+  if (visible === undefined) return report;
+  return { ...report, assignments: report.assignments.filter((a) => shows(visible, a.client_id)) };
 }
 
 export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {

@@ -6,6 +6,8 @@ export interface ChangeContext {
   /** The caller, recorded in audit fields (`created_by`, `archived_by`, `status_changed_by`). */
   actor: string | null;
   dryRun: boolean;
+  /** Tenants whose assignments the answer may name (reports, previews); undefined: every tenant. */
+  visibleTenants?: string[];
 }
 
 /** A change made by the service itself or by a caller that is not known: written, not previewed. */
@@ -15,6 +17,11 @@ export interface ServiceFeaturesChange {
   service_id: string;
   before: Record<string, unknown>;
   after: Record<string, unknown>;
+}
+
+/** Whether a row of `clientId` may appear in an answer to a caller who sees `visible` (undefined: every tenant). */
+export function shows(visible: string[] | undefined, clientId: string): boolean {
+  return visible === undefined || visible.includes(clientId);
 }
 
 /** What a change would do, answered by a dry run next to the body the real call would have answered. */

@@ -273,8 +273,13 @@ export function createJobsService(deps: {
     /** The job row the caller may see, or 404 (a job of another tenant answers like a missing one). */
     findVisible: visibleById,
 
-    async list(filter: repo.JobFilter, page: PageRequest) {
-      return mapPage(await repo.listJobs(knex, filter, page), present);
+    /** A model version's jobs, narrowed like the job search: a caller bound to tenants sees only theirs. */
+    async listForVersion(
+      principal: Principal,
+      filter: Pick<repo.JobFilter, 'model_id' | 'model_version' | 'status' | 'job_type'>,
+      page: PageRequest,
+    ) {
+      return mapPage(await repo.listJobs(knex, { ...filter, visible_client_ids: visibleTenants(principal) }, page), present);
     },
 
     /** Every job the caller may see that matches the filters: platform callers all tenants', others their tenants'. */

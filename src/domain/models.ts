@@ -14,8 +14,8 @@ import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from '../webhooks/outbox';
-import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
-import type { Compatibility } from './compatibility';
+import { emptyPreview, inChangeTransaction, shows, UNATTRIBUTED, type ChangeContext } from './dry-run';
+import { narrowReport, type Compatibility } from './compatibility';
 import { activeAssignmentsOfModel } from '../db/assignments.repository';
 
 type Handlers = repo.ModelRow['handlers'];
@@ -136,7 +136,7 @@ export function createModelsService(deps: {
         return {
           ...(await envelope(trx, modelId)),
           stale_subscriptions: stale,
-          ...(report ? { compatibility: report } : {}),
+          ...(report ? { compatibility: narrowReport(report, change.visibleTenants) } : {}),
           ...(change.dryRun ? { preview: { ...emptyPreview(), stale_subscriptions: stale } } : {}),
         };
       });
@@ -158,7 +158,8 @@ export function createModelsService(deps: {
             created_by: change.actor,
           });
           const report = await compatibility.forVersion(trx, row, model.handler_contracts);
-          return { ...toVersion(row), compatibility: report, ...(change.dryRun ? { preview: emptyPreview() } : {}) };
+          const shown = narrowReport(report, change.visibleTenants);
+          return { ...toVersion(row), compatibility: shown, ...(change.dryRun ? { preview: emptyPreview() } : {}) };
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`version ${body.version} of model ${modelId} already exists`);
@@ -167,11 +168,11 @@ export function createModelsService(deps: {
     },
 
     /** The compatibility report of a version (the newest when none is named) against the model's active assignments. */
-    async compatibility(modelId: string, version?: string) {
+    async compatibility(modelId: string, version: string | undefined, visibleTenants: string[] | undefined) {
       const model = await requireModel(knex, modelId);
       const row = version === undefined ? await repo.newestVersion(knex, modelId) : await requireVersion(knex, modelId, version);
       if (!row) throw new NotFoundError(`model ${modelId} has no version`);
-      return compatibility.forVersion(knex, row, model.handler_contracts);
+      return narrowReport(await compatibility.forVersion(knex, row, model.handler_contracts), visibleTenants);
     },
 
     async getVersion(modelId: string, version: string) {
@@ -200,7 +201,10 @@ export function createModelsService(deps: {
         const bound = await activeAssignmentsOfModel(trx, modelId, version);
         return {
           ...toVersion(updated),
-          preview: { ...emptyPreview(), assignments: bound.map((a) => a.assignment_id) },
+          preview: {
+            ...emptyPreview(),
+            assignments: bound.filter((a) => shows(change.visibleTenants, a.client_id)).map((a) => a.assignment_id),
+          },
         };
       });
     },

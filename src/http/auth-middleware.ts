@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { AuthConfig } from '../config';
 import type { TokenVerifier } from '../auth/verifier';
 import { principalFromClaims, Principal } from '../auth/principal';
-import { tenantAccessProblem, globalAccessProblem } from '../auth/access';
+import { tenantAccessProblem, globalAccessProblem, platformAccessProblem } from '../auth/access';
 import type { Operation } from '../openapi/operations';
 import { ForbiddenError, UnauthenticatedError } from '../errors';
 
@@ -35,6 +35,7 @@ export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: Au
       problem = `machine client ${principal.clientId} is not configured for any tenant`;
     else if (op.tenancy === 'tenant') problem = tenantAccessProblem(principal, (ctx.params as Record<string, string>).client_id);
     else if (op.tenancy === 'global') problem = globalAccessProblem(principal);
+    else if (op.tenancy === 'platform') problem = platformAccessProblem(principal);
     if (problem) throw new ForbiddenError(`tenant access denied: ${problem}`);
     return next();
   };

@@ -12,6 +12,7 @@ import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../erro
 import type { JobRequestContext } from '../domain/jobs';
 import type { ChangeContext } from '../domain/dry-run';
 import { actorOf } from '../auth/principal';
+import { visibleTenants } from '../auth/access';
 import type { OperationId, PathParams, QueryParams, RequestBody } from '../openapi/types';
 
 export interface RoutingDeps {
@@ -103,5 +104,10 @@ export function notFoundOrMethodNotAllowed() {
 
 /** The caller (for audit fields) and `?dry_run=true` (already checked against its enum) of a change. */
 export function changeContext(r: { ctx: Context; query: object }): ChangeContext {
-  return { actor: actorOf(r.ctx.state.principal), dryRun: (r.query as { dry_run?: string }).dry_run === 'true' };
+  const principal = r.ctx.state.principal;
+  return {
+    actor: actorOf(principal),
+    dryRun: (r.query as { dry_run?: string }).dry_run === 'true',
+    visibleTenants: visibleTenants(principal),
+  };
 }

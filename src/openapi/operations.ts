@@ -4,11 +4,13 @@ import type { Permission } from '../auth/permissions';
  * How a route is checked for tenant access:
  * - tenant: the {client_id} path segment must be reachable by the caller.
  * - global: the model registry; platform machine clients and users only.
+ * - platform: what spans every tenant (platform-wide webhooks); platform machine clients and users in group
+ *   `admin` only: scope `admin` on a token bound to tenants grants no reach beyond them.
  * - job: a global path whose job belongs to a tenant; checked against the job (404 when hidden).
  * - clients: the tenant list, narrowed to what the caller may see.
  * - public: no token.
  */
-export type Tenancy = 'tenant' | 'global' | 'job' | 'clients' | 'public';
+export type Tenancy = 'tenant' | 'global' | 'platform' | 'job' | 'clients' | 'public';
 
 export interface Operation {
   id: string;
@@ -983,9 +985,9 @@ export const OPERATIONS: Operation[] = [
   },
 
   // Webhooks: a tenant's endpoints (tenant check), and the platform-wide ones, which see every tenant's events
-  // and the registry's, for administrators only.
+  // and the registry's: for administrators of the platform only, never a tenant-bound token with scope admin.
   ...webhookOperations(W, 'tenant', { read: 'client_read', write: 'manage_webhooks' }, ''),
-  ...webhookOperations(PW, 'global', { read: 'admin', write: 'admin' }, 'Platform'),
+  ...webhookOperations(PW, 'platform', { read: 'admin', write: 'admin' }, 'Platform'),
 
   ...scheduleOperations(
     `${C}/schedules`,

@@ -17,7 +17,8 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
   route('startInference', async (r) => starts.infer(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startInference')));
 
   route('listVersionJobs', async (r) =>
-    jobs.list(
+    jobs.listForVersion(
+      r.ctx.state.principal,
       { model_id: r.params.model_id, model_version: r.params.model_version, status: r.query.status, job_type: r.query.job_type },
       page(r),
     ),

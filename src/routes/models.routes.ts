@@ -1,5 +1,6 @@
 import type { Register } from './types';
 import { page, changeContext } from '../http/routing';
+import { visibleTenants } from '../auth/access';
 import type { createModelsService } from '../domain/models';
 
 export function registerModelRoutes(route: Register, models: ReturnType<typeof createModelsService>) {
@@ -12,7 +13,9 @@ export function registerModelRoutes(route: Register, models: ReturnType<typeof c
   route('updateModel', async (r) => models.update(r.params.model_id, r.body, changeContext(r)));
 
   route('createVersion', async (r) => models.createVersion(r.params.model_id, r.body, changeContext(r)));
-  route('getModelCompatibility', async (r) => models.compatibility(r.params.model_id, r.query.model_version));
+  route('getModelCompatibility', async (r) =>
+    models.compatibility(r.params.model_id, r.query.model_version, visibleTenants(r.ctx.state.principal)),
+  );
 
   route('listVersions', async (r) => models.listVersions(r.params.model_id, page(r), r.query.status));
 

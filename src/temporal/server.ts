@@ -34,6 +34,11 @@ export interface TemporalServerOptions {
   uiPort?: number;
   headless?: boolean;
   historyShards?: number;
+  /**
+   * Most Postgres connections of each of the server's four services (frontend, history, matching, worker) to its
+   * main and visibility databases: the server holds up to 4 × (main + visibility). Default 20 and 10.
+   */
+  postgresConnections?: { main: number; visibility: number };
   onOutput?: (line: string) => void;
 }
 
@@ -90,6 +95,7 @@ function serverConfig(o: {
   main: string;
   visibility: string;
   shards: number;
+  connections: { main: number; visibility: number };
   ports: Record<string, number>;
   dynamicConfig: string;
 }): string {
@@ -119,8 +125,8 @@ persistence:
   visibilityStore: visibility
   numHistoryShards: ${o.shards}
   datastores:
-    default:${store(o.main, 20)}
-    visibility:${store(o.visibility, 10)}
+    default:${store(o.main, o.connections.main)}
+    visibility:${store(o.visibility, o.connections.visibility)}
 global:
   membership:
     maxJoinDuration: 30s
@@ -204,7 +210,15 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   writeFileSync(dynamicConfig, dynamicConfigYaml());
   writeFileSync(
     path.join(configDir, 'production.yaml'),
-    serverConfig({ pg, main, visibility, shards: options.historyShards ?? 4, ports, dynamicConfig }),
+    serverConfig({
+      pg,
+      main,
+      visibility,
+      shards: options.historyShards ?? 4,
+      connections: options.postgresConnections ?? { main: 20, visibility: 10 },
+      ports,
+      dynamicConfig,
+    }),
   );
 
   const server = spawnLogged(

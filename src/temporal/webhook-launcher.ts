@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { WebhookConfig } from '../webhooks/config';
-import type { WebhookQueueInput } from '../../workflows/webhook-definitions';
+import { WEBHOOK_QUEUE_WOKEN, type WebhookQueueInput } from '../../workflows/webhook-definitions';
 
 export function webhookWorkflowId(webhookId: string, orderingKey: string): string {
   return `webhook-${webhookId}-${orderingKey}`;
@@ -34,14 +34,15 @@ export function createWebhookLauncher(options: { client: Client; taskQueue: stri
       };
       // Bounded like a job start: the dispatcher's pass (and a shutdown waiting for it) never waits on Temporal for long.
       await client.withDeadline(Date.now() + 5000, () =>
-        client.workflow.start('webhookDeliveryWorkflow', {
+        // An open run reads its queue from Postgres, so it picks up the new delivery itself: signal it (a run that
+        // just found the queue empty then reads it again), never a second run beside it (that would break the
+        // order). A closed run is followed by a new one: the queue outlives its runs (later events, redeliveries).
+        client.workflow.signalWithStart('webhookDeliveryWorkflow', {
           workflowId: webhookWorkflowId(queue.webhook_id, queue.ordering_key),
           taskQueue,
           args: [input],
-          // An open run reads its queue from Postgres, so it picks up the new delivery itself: join it, never a
-          // second run beside it (that would break the order). A closed run is followed by a new one: the queue
-          // outlives its runs (later events of the same job or service, redeliveries).
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          signal: WEBHOOK_QUEUE_WOKEN,
+          signalArgs: [],
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
           staticSummary: `webhook deliveries of ${queue.ordering_key} to endpoint ${queue.webhook_id}`,
         }),

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { allowList, WebhookConfig } from './config';
 
 /** A webhook URL or the address it resolves to is not one this service may call. */
@@ -20,45 +21,101 @@ export function targetPolicy(config: Pick<WebhookConfig, 'allowHttp' | 'allowedP
   return { allowHttp: config.allowHttp, allowed: allowList(config.allowedPrivateRanges) };
 }
 
-// Addresses a webhook must not reach: this host, the private network, link-local (cloud metadata at
-// 169.254.169.254), and the other special-purpose ranges that are not the public internet (RFC 6890).
-const INTERNAL = new BlockList();
-for (const [net, bits, _name] of [
-  ['0.0.0.0', 8, 'this-network'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'shared (CGNAT)'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-] as const)
-  INTERNAL.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  INTERNAL.addSubnet(net, bits, 'ipv6');
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-function kind(address: string, family: 'ipv4' | 'ipv6'): string {
-  if (family === 'ipv6') return address === '::1' ? 'loopback' : /^fe[89ab]/i.test(address) ? 'link-local' : 'private or reserved';
-  const first = Number(address.split('.')[0]);
-  return first === 127 ? 'loopback' : address.startsWith('169.254.') ? 'link-local' : 'private or reserved';
+/** How ipaddr.js names the special-purpose ranges (IANA registries), in words. */
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'unspecified (this network)',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared (CGNAT)',
+  private: 'private',
+  uniqueLocal: 'unique-local (private)',
+  deprecatedSiteLocal: 'site-local (private)',
+  reserved: 'reserved (documentation, IETF protocol or future use)',
+  benchmarking: 'benchmarking',
+  as112: 'AS112 (DNS sink)',
+  as112v6: 'AS112 (DNS sink)',
+  amt: 'AMT (multicast tunnelling)',
+  discard: 'discard-only',
+  orchid2: 'ORCHID',
+  deprecatedOrchid: 'ORCHID',
+  droneRemoteIdProtocolEntityTags: 'DRIP',
+  segmentRouting: 'segment routing (SRv6 SIDs)',
+};
+
+const cidr = (text: string) => ipaddr.parseCIDR(text) as [ipaddr.IPv6, number];
+const ipv4At = (v6: ipaddr.IPv6, word: number, invert = false) => {
+  const value = ((v6.parts[word] << 16) | v6.parts[word + 1]) ^ (invert ? 0xffffffff : 0);
+  return new ipaddr.IPv4([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
+};
+
+/**
+ * IPv6 forms that carry an IPv4 address (and reach it through a translator, a tunnel or the host's own stack):
+ * each is judged by the IPv4 address it carries, every one of them for Teredo (server and client).
+ * An embedding whose IPv4 position is the local network's choice (local-use NAT64) carries none we can read.
+ */
+const EMBEDDINGS: { name: string; prefix: [ipaddr.IPv6, number]; carried: (v6: ipaddr.IPv6) => ipaddr.IPv4[] }[] = [
+  { name: 'IPv4-mapped', prefix: cidr('::ffff:0:0/96'), carried: (v6) => [ipv4At(v6, 6)] },
+  { name: 'IPv4-translated (RFC 6145)', prefix: cidr('::ffff:0:0:0/96'), carried: (v6) => [ipv4At(v6, 6)] },
+  { name: 'NAT64 (64:ff9b::/96)', prefix: cidr('64:ff9b::/96'), carried: (v6) => [ipv4At(v6, 6)] },
+  { name: 'local-use NAT64 (64:ff9b:1::/48)', prefix: cidr('64:ff9b:1::/48'), carried: () => [] },
+  { name: '6to4', prefix: cidr('2002::/16'), carried: (v6) => [ipv4At(v6, 1)] },
+  { name: 'Teredo', prefix: cidr('2001::/32'), carried: (v6) => [ipv4At(v6, 2), ipv4At(v6, 6, true)] },
+  { name: 'IPv4-compatible', prefix: cidr('::/96'), carried: (v6) => [ipv4At(v6, 6)] },
+];
+
+/** Only the global unicast block is allocated for the public internet; the rest of the IPv6 space is not a target. */
+const GLOBAL_UNICAST = cidr('2000::/3');
+
+/** The canonical form of an address (ipaddr.js reads `::a.b.c.d` as IPv4-mapped; the URL parser does not). */
+function parseAddress(text: string): Address | undefined {
+  let canonical = text;
+  if (text.includes(':') && !text.includes('%')) {
+    try {
+      canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    } catch {
+      return undefined;
+    }
+  }
+  return ipaddr.isValid(canonical) ? ipaddr.parse(canonical) : undefined;
 }
 
-/** Why `address` may not be called, or undefined when it may. IPv4-mapped IPv6 addresses are judged as IPv4. */
-export function addressProblem(address: string, policy: TargetPolicy): string | undefined {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const ip = mapped ? mapped[1] : address;
-  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (!INTERNAL.check(ip, family) || policy.allowed.check(ip, family)) return undefined;
-  return `${ip} is a ${kind(ip, family)} address (allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES)`;
+function allowListed(ip: Address, policy: TargetPolicy): boolean {
+  return policy.allowed.check(ip.toString(), ip.kind());
+}
+
+const refusal = (address: string, what: string) => `${address} is ${what} address (allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES)`;
+
+/**
+ * Why `address` may not be called, or undefined when it may: only public unicast (what ipaddr.js calls `unicast`
+ * and, for IPv6, inside 2000::/3) unless allow-listed. An IPv6 address that carries an IPv4 address (mapped,
+ * translated, NAT64, 6to4, Teredo, IPv4-compatible) is judged by the IPv4 address it carries; the allow-list
+ * covers an IPv4-mapped form (the same socket to this host) but no other, which reach another host's view of it.
+ */
+export function addressProblem(address: string, policy: TargetPolicy, allowListApplies = true): string | undefined {
+  const ip = parseAddress(address);
+  if (!ip) return `${address} is not an IP address`;
+  if (allowListApplies && allowListed(ip, policy)) return undefined;
+  const range = ip.range();
+  const named = (r: string) => `a ${RANGE_WORDS[r] ?? r}`;
+  if (ip.kind() === 'ipv4') return range === 'unicast' ? undefined : refusal(address, named(range));
+  const v6 = ip as ipaddr.IPv6;
+  if (range === 'loopback' || range === 'unspecified') return refusal(address, named(range));
+  const embedding = EMBEDDINGS.find((e) => v6.match(e.prefix));
+  if (embedding) {
+    const carried = embedding.carried(v6);
+    if (!carried.length) return refusal(address, `a ${embedding.name}`);
+    for (const v4 of carried) {
+      const problem = addressProblem(v4.toString(), policy, allowListApplies && embedding.name === 'IPv4-mapped');
+      if (problem) return `${address} is a ${embedding.name} address of ${problem}`;
+    }
+    return undefined;
+  }
+  if (!v6.match(GLOBAL_UNICAST)) return refusal(address, range === 'unicast' ? 'an unallocated (outside 2000::/3)' : named(range));
+  return range === 'unicast' ? undefined : refusal(address, named(range));
 }
 
 /** Shape checks of a webhook URL that need no DNS. */

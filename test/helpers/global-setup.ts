@@ -54,7 +54,14 @@ async function startTemporal(adminUrl: string, databasePrefix: string, workDir: 
   const mode = process.env.TEST_TEMPORAL ?? 'dev';
   if (mode === 'dev') return startDevServer();
   if (mode !== 'server') throw new Error(`TEST_TEMPORAL must be dev or server, not ${mode}`);
-  const server: TemporalServer = await startTemporalServer({ postgresUrl: adminUrl, databasePrefix, workDir, headless: true });
+  // The suite's share of a 100-connection Postgres (README, "Postgres connections"): at most 4 × (6 + 2).
+  const server: TemporalServer = await startTemporalServer({
+    postgresUrl: adminUrl,
+    databasePrefix,
+    workDir,
+    headless: true,
+    postgresConnections: { main: 6, visibility: 2 },
+  });
   (globalThis as any).__MOS_TEMPORAL_DBS__ = server.databases;
   return server;
 }

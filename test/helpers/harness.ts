@@ -20,6 +20,7 @@ import { poolStats } from '../../src/db/pool-stats';
 import { clientMetricsInterceptor } from '../../src/temporal/client-metrics';
 import type { Tracing } from '../../src/observability/tracing';
 import { testEnv } from './test-env';
+import { createHttpServer } from '../../src/http/server';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 import { ContractChecker, contractMiddleware } from './contract';
@@ -109,7 +110,7 @@ export class Harness {
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5, name: 'mos-test-api' });
     const connection = await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
@@ -137,7 +138,7 @@ export class Harness {
     app.middleware.unshift(
       contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)),
     );
-    const server = app.listen(0, '127.0.0.1');
+    const server = createHttpServer(app, config.http).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
@@ -160,7 +161,10 @@ export class Harness {
   }
 
   async startWorker(): Promise<void> {
-    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, { max: 5 });
+    this.workerKnex = createKnex(this.options.workerDatabaseUrl ?? this.options.databaseUrl ?? testEnv.databaseUrl, {
+      max: 5,
+      name: 'mos-test-worker',
+    });
     const { worker, connection } = await createJobWorker({
       config: this.config,
       knex: this.workerKnex,

@@ -17,7 +17,8 @@ export async function spawnServiceProcess(
     cwd: root,
     // Off unless a test asks for it: a dispatcher starts delivery workflows on its own task queue, and the
     // shared test database holds other tests' webhook events (production workers share one queue).
-    env: { ...process.env, LOG_LEVEL: 'info', WEBHOOK_DISPATCHER: 'off', JOB_RECONCILER: 'off', ...env },
+    // DATABASE_POOL_MAX: a test's processes share the suite's connection budget (README, "Postgres connections").
+    env: { ...process.env, LOG_LEVEL: 'info', WEBHOOK_DISPATCHER: 'off', JOB_RECONCILER: 'off', DATABASE_POOL_MAX: '4', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

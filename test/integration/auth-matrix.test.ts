@@ -30,6 +30,11 @@ const protectedOps = OPERATIONS.filter((op) => op.permission !== 'public');
 const sampleBody = (op: Operation) => (op.id === 'completeJob' ? { status: 'success' } : {});
 /** The scope that grants an operation on its own. */
 const scopeFor = (op: Operation) => (op.permission === 'admin' ? 'admin' : op.permission);
+/** Routes of what spans every tenant: the platform-wide webhooks receive every tenant's events. */
+const spansEveryTenant = (op: Operation) => op.path === '/v2/webhooks' || op.path.startsWith('/v2/webhooks/');
+/** Where a caller bound to tenants (a tenant client, a user of client groups) stands outside its tenants' paths. */
+const boundOutside = (op: Operation, global: Expect): Expect =>
+  spansEveryTenant(op) ? 403 : op.tenancy === 'global' ? global : op.tenancy === 'job' ? 404 : 'allowed';
 /** An unrelated scope: a valid token that lacks the permission. */
 const wrongScopeFor = (op: Operation) => (op.permission === 'read_models' ? 'complete_job' : 'read_models');
 
@@ -54,6 +59,12 @@ describe('authentication and authorization matrix', () => {
       .filter((r) => !/ \/docs(\/|$)/.test(r) && !r.endsWith(' /v2/openapi.json'));
     const table = OPERATIONS.map((op) => `${op.method} ${koaPath(op.path)}`);
     expect([...declared].sort()).toEqual([...table].sort());
+  });
+
+  it('checks what spans every tenant for platform reach, and nothing else', () => {
+    expect(OPERATIONS.filter((op) => op.tenancy === 'platform').map((op) => op.id)).toEqual(
+      OPERATIONS.filter(spansEveryTenant).map((op) => op.id),
+    );
   });
 
   let foreignKey: ReturnType<typeof generateKeyPair> | undefined;
@@ -119,18 +130,18 @@ describe('authentication and authorization matrix', () => {
     {
       name: 'tenant client on its own tenant',
       token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]),
-      expect: (op) => (op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+      expect: (op) => boundOutside(op, 403),
     },
     {
       name: 'tenant client on another tenant',
       token: (op) => h.idp.machine(TENANT_CLIENT, [scopeFor(op)]),
       path: (op) => pathFor(op, OTHER_TENANT),
-      expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+      expect: (op) => (op.tenancy === 'tenant' ? 403 : boundOutside(op, 403)),
     },
     {
       name: 'tenant client whose client_id claim differs from the path',
       token: (op) => h.idp.machine(MISMATCHED_CLIENT, [scopeFor(op) === 'admin' ? 'client_read' : scopeFor(op)]),
-      expect: (op) => (op.tenancy === 'tenant' || op.tenancy === 'global' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
+      expect: (op) => (op.tenancy === 'tenant' ? 403 : boundOutside(op, 403)),
     },
     { name: 'machine client not in MACHINE_CLIENTS', token: (op) => h.idp.machine('stranger', [scopeFor(op)]), expect: () => 403 },
     {
@@ -138,6 +149,46 @@ describe('authentication and authorization matrix', () => {
       token: (op) =>
         scopeFor(op) === 'admin' ? h.idp.human('alice', ['admin']) : h.idp.human('alice', [`client:${TENANT}`], [scopeFor(op)]),
       expect: (op) => (op.tenancy === 'job' ? 404 : 'allowed'),
+    },
+    // Scope admin grants every operation but no reach (docs/authorization.md, "What admin means"): a token bound to
+    // tenants keeps to them with it, on every route, and never reaches what spans every tenant.
+    {
+      name: 'tenant client with scope admin on its own tenant',
+      token: () => h.idp.machine(TENANT_CLIENT, ['admin']),
+      expect: (op) => boundOutside(op, 403),
+    },
+    {
+      name: 'tenant client with scope admin on another tenant',
+      token: () => h.idp.machine(TENANT_CLIENT, ['admin']),
+      path: (op) => pathFor(op, OTHER_TENANT),
+      expect: (op) => (op.tenancy === 'tenant' ? 403 : boundOutside(op, 403)),
+    },
+    {
+      name: 'tenant client with scope admin whose client_id differs from the path (admin lifts that check, not the tenant list)',
+      token: () => h.idp.machine(MISMATCHED_CLIENT, ['admin']),
+      expect: (op) => boundOutside(op, 403),
+    },
+    {
+      name: 'human of a tenant (client group) with scope admin, on its tenant',
+      token: () => h.idp.human('dora', [`client:${TENANT}`], ['admin']),
+      expect: (op) => boundOutside(op, 'allowed'),
+    },
+    {
+      name: 'human of a tenant (client group) with scope admin, on another tenant',
+      token: () => h.idp.human('dora', [`client:${TENANT}`], ['admin']),
+      path: (op) => pathFor(op, OTHER_TENANT),
+      expect: (op) => (op.tenancy === 'tenant' ? 403 : boundOutside(op, 'allowed')),
+    },
+    {
+      name: 'human of a tenant (client group) without admin, holding the route scope',
+      token: (op) => h.idp.human('erin', [`client:${TENANT}`], op.permission === 'admin' ? ['client_read'] : [op.permission]),
+      expect: (op) => (op.permission === 'admin' ? 403 : boundOutside(op, 'allowed')),
+    },
+    {
+      name: 'human of a tenant (client group) without admin, on another tenant',
+      token: (op) => h.idp.human('erin', [`client:${TENANT}`], op.permission === 'admin' ? ['client_read'] : [op.permission]),
+      path: (op) => pathFor(op, OTHER_TENANT),
+      expect: (op) => (op.permission === 'admin' || op.tenancy === 'tenant' ? 403 : boundOutside(op, 'allowed')),
     },
     {
       name: 'human with the scope but another client group',

@@ -61,6 +61,7 @@ describe('npm start (the dev runner)', () => {
         PORT: '0',
         LOG_LEVEL: 'silent',
         DATABASE_URL: testEnv.databaseUrl,
+        DATABASE_POOL_MAX: '4',
         TEMPORAL_ADDRESS: testEnv.temporalAddress,
         AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
         AUTH_ISSUER: 'https://idp.example/',

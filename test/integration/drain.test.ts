@@ -37,6 +37,8 @@ describe('graceful drain of the API on SIGTERM', () => {
       MACHINE_CLIENTS: JSON.stringify({ ops: { access: 'platform' } }),
       SHUTDOWN_DELAY_SECONDS: '1',
       SHUTDOWN_TIMEOUT_SECONDS: '20',
+      // More connections than the suite's usual 4: four requests hold one each on the lock while the burst needs its own.
+      DATABASE_POOL_MAX: '8',
     });
     try {
       const token = await idp.machine('ops', ['admin']);

@@ -82,6 +82,32 @@ describe('identity provider outages', () => {
     expect(jwks.fetches).toBe(3);
   });
 
+  it('accepts a key published right after made-up key ids spent the refetch, and a flood of them cannot push it back', async () => {
+    h = await start({ AUTH_JWKS_MIN_REFETCH_SECONDS: '2' });
+    expect((await call(await idp.machine(PLATFORM_CLIENT, ['admin']))).status).toBe(200);
+    const stranger = await TestIdp.create('made-up');
+    const madeUp = (i: number) => stranger.sign({ client_id: PLATFORM_CLIENT, scope: 'platform/admin' }, { kid: `made-up-${i}` });
+    // Anyone can send a token naming a key id: this one spends the refetch, as the attack run did.
+    expect((await call(await madeUp(0))).status).toBe(401);
+    const fetchesBefore = jwks.fetches;
+    const floodStarted = Date.now();
+    const flood: Promise<number>[] = [];
+    const timer = setInterval(() => flood.push(madeUp(flood.length + 1).then(async (t) => (await call(t)).status)), 50);
+    try {
+      const rotated = await TestIdp.create('idp-key-3');
+      jwks.publish([idp.publicJwk, rotated.publicJwk]);
+      const res = await call(await rotated.machine(PLATFORM_CLIENT, ['admin']));
+      expect(res.status).toBe(200);
+      // It waits for the next refetch (at most one interval), never for the flood.
+      expect(res.ms).toBeLessThan(3000);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(new Set(await Promise.all(flood))).toEqual(new Set([401]));
+    // The flood's made-up ids share the refetches: at most one per interval.
+    expect(jwks.fetches - fetchesBefore).toBeLessThanOrEqual(Math.ceil((Date.now() - floodStarted) / 2000) + 1);
+  });
+
   it('answers within the fetch timeout when the key set stalls after its headers', async () => {
     h = await start({ AUTH_JWKS_TIMEOUT_SECONDS: '1', AUTH_JWKS_MIN_REFETCH_SECONDS: '0' });
     await link.throttle(1);

@@ -125,3 +125,36 @@ describe('a completion whose output is nested 4,500 levels deep', () => {
     expect(ok.status).toBe(200);
   });
 });
+
+/** Identity claims are stored (audit fields) and queried (groups): a NUL in one answered 500 on every audited write. */
+describe('a token whose identity claims cannot be stored', () => {
+  let h: Harness;
+  let modelId: string;
+  beforeAll(async () => {
+    h = await Harness.start();
+    modelId = await activeModel(h);
+  });
+  afterAll(() => h.stop());
+
+  it.each([
+    ['POST', 'versions', { version: '2', features: [] }],
+    ['PUT', 'versions/1/new_status', { status: 'active' }],
+  ])('is a 401 naming the claim on an audited write (%s %s), and the write is not made', async (method, path, body) => {
+    const token = await h.idp.sign({ sub: 'eve', username: 'eve\u0000', 'idp:groups': ['admin'] });
+    const res = await h.api(method, `/v2/models/${modelId}/${path}`, { token, body });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('invalid bearer token: claim "username" holds a control character');
+    expect((await h.api('GET', `/v2/models/${modelId}/versions`)).body.items.map((v: { version: string }) => v.version)).toEqual(['1']);
+  });
+
+  it('is a 401 for a group that names a tenant with a NUL (groups narrow queries)', async () => {
+    const res = await h.api('GET', '/v2/clients', { token: await h.idp.human('eve', ['client:acme\u0000'], ['client_read']) });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toContain('claim "idp:groups"');
+  });
+
+  it('is a 401 for a subject longer than the stored form allows', async () => {
+    const token = await h.idp.sign({ client_id: 'platform-app', sub: 'x'.repeat(5000), scope: 'platform/admin' });
+    expect((await h.api('GET', '/v2/models', { token })).status).toBe(401);
+  });
+});

@@ -110,7 +110,7 @@ describe('metrics after a job runs end to end', () => {
     expect(valueOf(w, 'mos_dispatch_attempts_total', { handler: 'in_process' })).toBe(1);
     expect(valueOf(w, 'mos_dispatch_failures_total')).toBeUndefined();
     expect(valueOf(w, 'mos_jobs_started_total', { job_type: 'inference', trigger: 'cascade' })).toBe(1);
-    expect(valueOf(w, 'mos_db_pool_max')).toBe(10);
+    expect(valueOf(w, 'mos_db_pool_max')).toBe(4); // DATABASE_POOL_MAX of the processes tests spawn
     expect(valueOf(w, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     // The Temporal SDK's own worker metrics, from its Prometheus exporter, on the same port.
     expect(valueOf(w, 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })).toBeGreaterThan(0);

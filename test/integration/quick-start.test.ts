@@ -38,6 +38,7 @@ describe('the README quick start', () => {
         PORT: '0',
         LOG_LEVEL: 'silent',
         DATABASE_URL: url.toString(),
+        DATABASE_POOL_MAX: '4',
         TEMPORAL_ADDRESS: testEnv.temporalAddress,
         TEMPORAL_TASK_QUEUE: uid('quick-start'),
         MACHINE_CLIENTS: '{"acme": {"access": "tenant", "tenants": ["acme"]}}',

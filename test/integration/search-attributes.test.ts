@@ -62,12 +62,12 @@ describe('a Temporal namespace that lacks a job search attribute', () => {
     expect(await h.knex('model_jobs').where({ model_id: modelId })).toHaveLength(0);
 
     await h.startWorker(); // registers what is missing
-    await eventually(async () => (await h.api('GET', '/v2/health', { token: null })).status === 200, 15000, 'health to turn ok');
+    await eventually(async () => (await h.api('GET', '/v2/health', { token: null })).status === 200, 60000, 'health to turn ok');
     const accepted = await initService(h, base, 'svc-sa', { seats: 2 });
     expect(accepted.status).toBe(202);
     await eventually(
       async () => (await h.api('GET', `${base}/service/svc-sa`)).body.status === 'available',
-      20000,
+      60000, // a loaded CI machine runs the init job's tasks seconds apart
       'the service to become available',
     );
   });

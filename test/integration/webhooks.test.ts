@@ -181,6 +181,12 @@ describe('outbound webhooks', () => {
       'http://127.0.0.2:9/hook',
       'http://[::1]:9/hook',
       'http://192.168.1.1/x',
+      // IPv6 forms that carry 127.0.0.1 or 169.254.169.254 (the allow-list's 127.0.0.1 covers only the mapped form).
+      'https://[::127.0.0.1]/',
+      'https://[64:ff9b::7f00:1]/',
+      'https://[64:ff9b::a9fe:a9fe]/',
+      'https://[::ffff:0:7f00:1]/',
+      'https://[2002:7f00:1::1]/',
     ]) {
       const res = await h.api('POST', `/v2/clients/${clientId}/webhooks`, { body: { url, event_types: ['job.failed'] } });
       expect([url, res.status]).toEqual([url, 422]);
@@ -200,7 +206,7 @@ describe('outbound webhooks', () => {
       'the refused delivery',
     );
     expect(failed.attempts).toBe(1);
-    expect(failed.last_error).toMatch(/10\.0\.0\.8 is a private or reserved address/);
+    expect(failed.last_error).toMatch(/10\.0\.0\.8 is a private address/);
     expect((await h.api('GET', `/v2/clients/${clientId}/webhooks/${hook.webhook_id}`)).body.status).toBe('failing');
   });
 

@@ -1,6 +1,6 @@
 import { permissionsFromScopes, PERMISSIONS } from '../../src/auth/permissions';
 import { principalFromClaims } from '../../src/auth/principal';
-import { tenantAccessProblem, globalAccessProblem, canSeeJob, visibleTenants } from '../../src/auth/access';
+import { tenantAccessProblem, globalAccessProblem, platformAccessProblem, canSeeJob, visibleTenants } from '../../src/auth/access';
 import { loadConfig, AuthConfig } from '../../src/config';
 
 const auth: AuthConfig = {
@@ -93,9 +93,37 @@ describe('tenant access', () => {
     expect(canSeeJob(principal({ username: 'root', 'idp:groups': ['admin'] }), null)).toBe(true);
   });
 
+  it('gives what spans every tenant to platform reach only: scope admin on a tenant-bound token does not widen it', () => {
+    expect(platformAccessProblem(principal({ client_id: 'ops', scope: 'platform/admin' }))).toBeUndefined();
+    expect(platformAccessProblem(principal({ username: 'root', 'idp:groups': ['admin'] }))).toBeUndefined();
+    expect(platformAccessProblem(principal({ client_id: 'acme', scope: 'platform/admin' }))).toContain('bound to tenants');
+    expect(platformAccessProblem(principal({ username: 'bob', 'idp:groups': ['client:beta'], scope: 'platform/admin' }))).toContain(
+      'group admin',
+    );
+    expect(platformAccessProblem(principal({ username: 'bob', scope: 'platform/admin' }))).toContain('group admin');
+  });
+
   it('narrows lists of tenants', () => {
     expect(visibleTenants(principal({ client_id: 'ops' }))).toBeUndefined();
     expect(visibleTenants(principal({ client_id: 'batch' }))).toEqual(['acme', 'globex']);
     expect(visibleTenants(principal({ username: 'al', 'idp:groups': ['client:acme', 'staff'] }))).toEqual(['acme']);
+  });
+});
+
+describe('identity claims', () => {
+  it.each([
+    ['username', { username: 'eve\u0000', 'idp:groups': ['admin'] }, 'holds a control character'],
+    ['sub', { sub: 'eve\n', client_id: 'ops' }, 'holds a control character'],
+    ['client_id', { client_id: 'ops\u007f' }, 'holds a control character'],
+    ['idp:groups', { username: 'eve', 'idp:groups': ['client:acme\u0000'] }, 'holds a control character'],
+    ['username', { username: 'eve\ud800' }, 'lone surrogate'],
+    ['sub', { sub: 'x'.repeat(513), client_id: 'ops' }, 'longer than 512'],
+  ])('refuse a token whose %s cannot be stored, naming the claim', (claim, claims, problem) => {
+    expect(() => principalFromClaims(claims, auth)).toThrow(`claim "${claim}"`);
+    expect(() => principalFromClaims(claims, auth)).toThrow(problem);
+  });
+
+  it('take ordinary names, e-mail addresses and non-Latin scripts', () => {
+    expect(principalFromClaims({ username: 'zoë.ōtsuka@example.com', sub: '名前-😀' }, auth)).toMatchObject({ kind: 'human' });
   });
 });

@@ -35,10 +35,13 @@ export const changeSafetySchemas: Record<string, object> = {
         type: 'array',
         items: { type: 'string', format: 'uuid' },
       }),
-      assignments: described('On a version status change: the active assignment revisions that bind the version', {
-        type: 'array',
-        items: { type: 'string', format: 'uuid' },
-      }),
+      assignments: described(
+        'On a version status change: the active assignment revisions that bind the version (of the tenants the caller sees)',
+        {
+          type: 'array',
+          items: { type: 'string', format: 'uuid' },
+        },
+      ),
     },
   },
   SchemaChange: {
@@ -124,7 +127,8 @@ export const changeSafetySchemas: Record<string, object> = {
       changes: described('Subject `contracts`: the changes of the input schemas', { type: 'array', items: ref('SchemaChange') }),
       assignments: {
         type: 'array',
-        description: 'Active assignments of the model, every tenant (at most 1000)',
+        description:
+          'Active assignments of the model (at most 1000): of every tenant for platform callers, of its own tenants for a caller bound to tenants (`compatible` still judges them all)',
         items: {
           type: 'object',
           required: [

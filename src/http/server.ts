@@ -1,0 +1,35 @@
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+/** How long a client may take to send a request (docs/authorization.md, "Slow clients"). */
+export interface HttpLimits {
+  /** From the connection (or the end of the previous request) to the last header line. */
+  headersTimeoutSeconds: number;
+  /** The whole request, headers and body: 30 s asks at least ~35 KB/s of a client sending the 1 MB maximum. */
+  requestTimeoutSeconds: number;
+  /** An idle kept-alive connection between requests. */
+  keepAliveTimeoutSeconds: number;
+}
+
+/**
+ * The API's HTTP server. A client that sends its headers or body slowly (1 byte a second) held a socket until
+ * Node's 300 s default: past these limits it gets a 408 and the connection is closed. The limits cover receiving
+ * the request only, so a `?wait=60` read or a completion waiting for its workflow is not cut.
+ */
+export function createHttpServer(
+  app: { callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void> },
+  limits: HttpLimits,
+): Server {
+  // Koa's handler answers every error itself; its promise carries nothing for the server.
+  const handle = app.callback();
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutSeconds * 1000,
+      requestTimeout: limits.requestTimeoutSeconds * 1000,
+      // Node checks the deadlines on this interval (30 s by default, which would let a slow client run 30 s over).
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => void handle(req, res),
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
+  return server;
+}
