@@ -1264,6 +1264,408 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/clients/{client_id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of a tenant's services (re-scoring), newest first
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create a schedule of a tenant's services (re-scoring): one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule with its state, next fire times and recent runs
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        get: operations["getSchedule"];
+        /**
+         * Change a schedule's calendar, policies, input, metadata or description
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        put: operations["updateSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its Temporal Schedule (its jobs stay)
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule, with a note: no fire until it is unpaused
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["pauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause a schedule, with a note
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["unpauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a schedule now: one job, as a fire would start it
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["triggerSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the fires of a past time range now; a fire already decided starts nothing again
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["backfillSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of training of model versions, newest first
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listTrainingSchedules"];
+        put?: never;
+        /**
+         * Create a schedule of training of model versions: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["createTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule with its state, next fire times and recent runs
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getTrainingSchedule"];
+        /**
+         * Change a schedule's calendar, policies, input, metadata or description
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        put: operations["updateTrainingSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its Temporal Schedule (its jobs stay)
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        delete: operations["deleteTrainingSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule, with a note: no fire until it is unpaused
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["pauseTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause a schedule, with a note
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["unpauseTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a schedule now: one job, as a fire would start it
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["triggerTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/training-schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the fires of a past time range now; a fire already decided starts nothing again
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["backfillTrainingSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of direct inference of model versions, newest first
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listInferenceSchedules"];
+        put?: never;
+        /**
+         * Create a schedule of direct inference of model versions: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["createInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule with its state, next fire times and recent runs
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getInferenceSchedule"];
+        /**
+         * Change a schedule's calendar, policies, input, metadata or description
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        put: operations["updateInferenceSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its Temporal Schedule (its jobs stay)
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        delete: operations["deleteInferenceSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule, with a note: no fire until it is unpaused
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["pauseInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause a schedule, with a note
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["unpauseInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a schedule now: one job, as a fire would start it
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["triggerInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/inference-schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the fires of a past time range now; a fire already decided starts nothing again
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         */
+        post: operations["backfillInferenceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1837,7 +2239,7 @@ export interface components {
              * @description What started it
              * @enum {unknown}
              */
-            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
             /** @description The tenant it belongs to; null for jobs started on the global model routes */
             client_id?: string | null;
             /** @description The domain, for service and assignment jobs */
@@ -1854,6 +2256,10 @@ export interface components {
             depth: number;
             /** @description For re-runs: the job it re-runs */
             rerun_of?: string | null;
+            /** @description For scheduled jobs (trigger `schedule`): the schedule that started it */
+            schedule_id: string | null;
+            /** @description For scheduled jobs: the fire's nominal time (the job id is derived from the schedule and it) */
+            scheduled_at: string | null;
             /** @description For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`) */
             cancelled_by?: string | null;
             /** @description For cancelled jobs: the reason given */
@@ -1921,7 +2327,11 @@ export interface components {
                  * @description What started it
                  * @enum {unknown}
                  */
-                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
+                /** @description The schedule that started it, for a scheduled job */
+                schedule_id: string | null;
+                /** @description The fire's nominal time, for a scheduled job */
+                scheduled_at: string | null;
                 /**
                  * @description Its status
                  * @enum {unknown}
@@ -2072,7 +2482,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2087,7 +2497,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url?: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2115,7 +2525,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale")[];
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter: {
                 /** @description Only events of this domain */
@@ -2339,6 +2749,364 @@ export interface components {
                 /** @description Why it is breaking, in words; empty when compatible */
                 reasons: string[];
             }[];
+        };
+        /** @description Re-scores a service of the tenant with its current features on a calendar (the service's inference, as an update that re-runs it) */
+        CreateServiceScheduleRequest: {
+            /** @description The domain of the service */
+            domain_id: string;
+            /** @description The service */
+            service_id: string;
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron?: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals?: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant; after start_at
+                 */
+                end_at?: string;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds?: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies?: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds?: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure?: boolean;
+            };
+            /** @description A note for people */
+            description?: string;
+            /** @description Stored on each job it starts */
+            metadata?: Record<string, unknown>;
+            /** @description Create it paused (default false) */
+            paused?: boolean;
+            /** @description Why it is paused, or any note on its state */
+            note?: string;
+        };
+        /** @description Runs a model version on a calendar with a stored input, as POST .../train or .../infer would */
+        CreateVersionScheduleRequest: {
+            /** @description The model */
+            model_id: string;
+            /** @description The version */
+            model_version: string;
+            /** @description The handler's input; checked against the model's input_schema at each fire */
+            input?: Record<string, unknown>;
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron?: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals?: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant; after start_at
+                 */
+                end_at?: string;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds?: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies?: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds?: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure?: boolean;
+            };
+            /** @description A note for people */
+            description?: string;
+            /** @description Stored on each job it starts */
+            metadata?: Record<string, unknown>;
+            /** @description Create it paused (default false) */
+            paused?: boolean;
+            /** @description Why it is paused, or any note on its state */
+            note?: string;
+        };
+        /** @description Replaces the fields given; the target stays (delete and create for another). `input` only for schedules of a version */
+        UpdateScheduleRequest: {
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec?: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron?: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals?: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at?: string;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant; after start_at
+                 */
+                end_at?: string;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds?: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies?: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds?: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure?: boolean;
+            };
+            /** @description A version schedule's input */
+            input?: Record<string, unknown>;
+            /** @description Stored on each job it starts */
+            metadata?: Record<string, unknown>;
+            /** @description A note for people */
+            description?: string;
+        };
+        ScheduleStateRequest: {
+            /** @description Why: shown in the schedule’s state and in the Temporal UI */
+            note?: string;
+        };
+        ScheduleTriggerRequest: {
+            /**
+             * @description For this fire (default `allow_all`: it runs even while another fire’s job runs)
+             * @enum {unknown}
+             */
+            overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+        };
+        ScheduleBackfillRequest: {
+            /**
+             * Format: date-time
+             * @description The range’s start (inclusive)
+             */
+            start_at: string;
+            /**
+             * Format: date-time
+             * @description The range’s end (exclusive); not in the future
+             */
+            end_at: string;
+            /**
+             * @description For these fires (default `allow_all`: they all run at once)
+             * @enum {unknown}
+             */
+            overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+        };
+        /** @description Fires handed to Temporal; their runs appear in recent_runs (and their jobs under ?schedule_id=) */
+        ScheduleFires: {
+            /** @description The schedule */
+            schedule_id: string;
+            /**
+             * @description A trigger (one fire now) or a backfill
+             * @enum {unknown}
+             */
+            kind: "trigger" | "backfill";
+            /**
+             * @description The overlap policy of these fires
+             * @enum {unknown}
+             */
+            overlap: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+            /** @description For a backfill: the nominal times of its fires (a repeat decides none again); null for a trigger, whose time Temporal takes */
+            nominal_times: string[] | null;
+        };
+        /** @description A recurring job: one Temporal Schedule, `schedule-<schedule_id>`, whose every fire starts one job */
+        Schedule: {
+            /** @description Identifier (UUIDv7) */
+            schedule_id: string;
+            /**
+             * @description What each fire starts: `training` or `inference` of a model version, or `service_inference` (re-scoring a service)
+             * @enum {unknown}
+             */
+            action: "training" | "inference" | "service_inference";
+            /** @description The tenant of a service schedule; null for schedules of a model version */
+            client_id: string | null;
+            /** @description The model version, or the domain and service, it runs */
+            target: {
+                /** @description The model */
+                model_id: string | null;
+                /** @description The version */
+                model_version: string | null;
+                /** @description The domain */
+                domain_id: string | null;
+                /** @description The service */
+                service_id: string | null;
+            };
+            /** @description The stored input (schedules of a version) */
+            input: Record<string, unknown> | null;
+            /** @description Stored on each job it starts */
+            metadata: Record<string, unknown>;
+            /** @description A note for people */
+            description: string;
+            /** @description When it fires: the union of the cron expressions (in `time_zone`) and the intervals, within start_at and end_at. At least one cron expression or interval */
+            spec: {
+                /** @description Five-field cron expressions (minute hour day-of-month month day-of-week); day of month AND day of week must match when both are set */
+                cron: string[];
+                /** @description Every `every_seconds` from the Unix epoch, shifted by `offset_seconds` */
+                intervals: {
+                    /** @description The period; at least the shortest interval allowed (SCHEDULE_MIN_INTERVAL_SECONDS) */
+                    every_seconds: number;
+                    /** @description Shift from the epoch grid, less than every_seconds (default 0) */
+                    offset_seconds?: number;
+                }[];
+                /** @description IANA time zone of the cron expressions (default UTC) */
+                time_zone: string;
+                /**
+                 * Format: date-time
+                 * @description No fire before this instant
+                 */
+                start_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description No fire after this instant
+                 */
+                end_at: string | null;
+                /** @description Each fire runs up to this much later, at random (its nominal time stays) */
+                jitter_seconds: number;
+            };
+            /** @description What a fire does when the previous one still runs, after an outage, and after a failure */
+            policies: {
+                /**
+                 * @description A fire while the previous fire’s job runs: `skip` it (default), `buffer_one` / `buffer_all` to run after, `cancel_other` (cancels the running job), `allow_all`
+                 * @enum {unknown}
+                 */
+                overlap: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
+                /** @description Fires missed during a Temporal outage are taken if at most this late (default 3600) */
+                catchup_window_seconds: number;
+                /** @description Pause the schedule when a fire’s job ends failed, timed out or cancelled (default false) */
+                pause_on_failure: boolean;
+            };
+            /** @description As Temporal holds it (pause-on-failure pauses it there) */
+            state: {
+                /** @description Whether fires are held */
+                paused: boolean;
+                /** @description The note of the last pause or unpause */
+                note: string;
+            };
+            /** @description Counts the changes of its definition */
+            revision: number;
+            /** @description The next 5 nominal fire times, as Temporal has computed them */
+            next_fire_times: string[];
+            /** @description The newest runs (at most 10), newest first: each fire is decided once per nominal time */
+            recent_runs: {
+                /**
+                 * Format: date-time
+                 * @description The fire’s nominal time (its job id is derived from the schedule and it)
+                 */
+                nominal_time: string;
+                /**
+                 * @description `started` a job, or `skipped` (the rule that refused it in `reason`)
+                 * @enum {unknown}
+                 */
+                outcome: "started" | "skipped";
+                /** @description The job it started */
+                job_id: string | null;
+                /** @description That job’s status now */
+                job_status: string | null;
+                /** @description Why it started nothing (a suspended tenant, an inactive version, a departed service, ...) */
+                reason: string | null;
+                /** @description The fire workflow in Temporal: `schedule-<schedule_id>-<nominal time>` */
+                fire_workflow_id: string | null;
+            }[];
+            /** @description The Temporal Schedule: `schedule-<schedule_id>` */
+            temporal_schedule_id: string;
+            /** @description The schedule in the Temporal Web UI, when TEMPORAL_UI_URL is known */
+            temporal_url: string | null;
+            /** @description Who created it */
+            created_by: string | null;
+            /** @description Who changed it last */
+            updated_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
+            /** @description Only on `?dry_run=true`: what it would do; nothing was written in Postgres or Temporal */
+            preview?: {
+                /**
+                 * @description Always true
+                 * @constant
+                 */
+                dry_run: true;
+                /** @description The next 5 nominal fire times */
+                next_fire_times: string[];
+                first_run: {
+                    /** @description Whether a fire now would start a job */
+                    would_start: boolean;
+                    /** @description Why it would start nothing */
+                    skipped_reason: string | null;
+                    /** @description The job it would start (trigger `schedule`) */
+                    job: {
+                        /**
+                         * @description What the handler would be asked to do
+                         * @enum {unknown}
+                         */
+                        job_type: "inference" | "training";
+                        /**
+                         * @description Always `schedule`
+                         * @enum {unknown}
+                         */
+                        trigger: "schedule";
+                        /** @description The model */
+                        model_id: string;
+                        /** @description The version */
+                        model_version: string;
+                        /** @description The tenant */
+                        client_id: string | null;
+                        /** @description The domain */
+                        domain_id: string | null;
+                        /** @description The service */
+                        service_id: string | null;
+                        /** @description What the handler would receive */
+                        input: Record<string, unknown> | null;
+                    } | null;
+                };
+            };
         };
     };
     responses: {
@@ -2631,7 +3399,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "limits": {
@@ -2689,7 +3457,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -2749,7 +3517,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -2780,7 +3548,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "limits": {
@@ -2837,7 +3605,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000014",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -2883,13 +3651,15 @@ export interface operations {
                 /** @description Only items with this status */
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
-                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
                 /** @description Cascade jobs this job started */
                 source_job_id?: string;
                 /** @description Jobs of the cascade tree with this root */
                 root_job_id?: string;
                 /** @description Re-runs of this job */
                 rerun_of?: string;
+                /** @description Jobs this schedule started */
+                schedule_id?: string;
                 /** @description Jobs created at or after this instant */
                 created_after?: string;
                 /** @description Jobs created before this instant */
@@ -2921,7 +3691,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000011",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -2931,11 +3701,13 @@ export interface operations {
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000007",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 1,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -2958,16 +3730,16 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000008",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000008",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000011",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000011",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000025",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -2976,9 +3748,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000025",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -2996,16 +3770,16 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000021",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000025",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -3014,9 +3788,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -3038,16 +3814,16 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010",
                      *           "priority": 2,
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -3056,9 +3832,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -3076,8 +3854,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000022",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         }
@@ -3589,7 +4367,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "notify",
                      *           "model_id": "fare-notifier",
@@ -3606,7 +4384,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -3697,7 +4475,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000013",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "notify",
                      *       "model_id": "fare-notifier",
@@ -3758,7 +4536,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3831,7 +4609,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -3911,8 +4689,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000022",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000022"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -3968,8 +4746,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "service_id": "LH-400",
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -4293,7 +5071,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -4312,7 +5090,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -4332,7 +5110,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -4402,7 +5180,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -4420,7 +5198,7 @@ export interface operations {
                      *           "archived_by": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "notify",
@@ -4500,7 +5278,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000012",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "notify",
@@ -4566,7 +5344,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4635,7 +5413,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000016",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -4713,8 +5491,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000021",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000021"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5401,7 +6179,7 @@ export interface operations {
                      *       "changes": [],
                      *       "assignments": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": null,
@@ -5615,8 +6393,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000023",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000023"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5673,8 +6451,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000004",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5724,7 +6502,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "assignment_id": null,
@@ -5736,9 +6514,11 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -5754,16 +6534,16 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000004",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000004",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -5772,9 +6552,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -5796,8 +6578,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010",
                      *           "priority": 2,
                      *           "queued_reason": null
                      *         }
@@ -5848,10 +6630,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5860,9 +6642,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "depth": 0,
                      *       "rerun_of": null,
+                     *       "schedule_id": null,
+                     *       "scheduled_at": null,
                      *       "cancelled_by": null,
                      *       "cancel_reason": null,
                      *       "input": {
@@ -5884,8 +6668,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010",
                      *       "priority": 2,
                      *       "queued_reason": null
                      *     }
@@ -5925,10 +6709,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -5937,9 +6721,11 @@ export interface operations {
                      *       "service_id": "LH-400",
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "depth": 0,
                      *       "rerun_of": null,
+                     *       "schedule_id": null,
+                     *       "scheduled_at": null,
                      *       "cancelled_by": null,
                      *       "cancel_reason": null,
                      *       "input": {
@@ -5961,8 +6747,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010",
                      *       "priority": 2,
                      *       "queued_reason": null
                      *     }
@@ -5996,13 +6782,15 @@ export interface operations {
                 /** @description Only items with this status */
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
-                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun";
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
                 /** @description Cascade jobs this job started */
                 source_job_id?: string;
                 /** @description Jobs of the cascade tree with this root */
                 root_job_id?: string;
                 /** @description Re-runs of this job */
                 rerun_of?: string;
+                /** @description Jobs this schedule started */
+                schedule_id?: string;
                 /** @description Jobs created at or after this instant */
                 created_after?: string;
                 /** @description Jobs created before this instant */
@@ -6029,10 +6817,10 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000015",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -6041,9 +6829,11 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "depth": 0,
                      *           "rerun_of": null,
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "cancelled_by": null,
                      *           "cancel_reason": null,
                      *           "input": {
@@ -6065,8 +6855,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000007",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000007",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000010",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000010",
                      *           "priority": 2,
                      *           "queued_reason": null
                      *         }
@@ -6110,13 +6900,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "truncated": false,
                      *       "max_jobs": 500,
                      *       "jobs": [
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "parent_job_id": null,
                      *           "subscription_id": null,
                      *           "depth": 0,
@@ -6124,12 +6914,14 @@ export interface operations {
                      *           "model_version": "1",
                      *           "job_type": "inference",
                      *           "trigger": "service_init",
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "status": "success",
                      *           "error": null,
                      *           "cascade_error": null,
                      *           "failed_cascades": [
                      *             {
-                     *               "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *               "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *               "error": "target model fare-archiver has no active version"
                      *             }
                      *           ],
@@ -6137,14 +6929,16 @@ export interface operations {
                      *           "completed_at": "2025-06-02T09:00:00.000Z"
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000008",
-                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000007",
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "parent_job_id": "0197a000-0000-7000-8000-000000000010",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "depth": 1,
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "job_type": "inference",
                      *           "trigger": "cascade",
+                     *           "schedule_id": null,
+                     *           "scheduled_at": null,
                      *           "status": "success",
                      *           "error": null,
                      *           "cascade_error": null,
@@ -6196,7 +6990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "assignment_id": null,
@@ -6208,9 +7002,11 @@ export interface operations {
                      *       "service_id": null,
                      *       "source_job_id": null,
                      *       "subscription_id": null,
-                     *       "root_job_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "root_job_id": "0197a000-0000-7000-8000-000000000006",
                      *       "depth": 0,
-                     *       "rerun_of": "0197a000-0000-7000-8000-000000000004",
+                     *       "rerun_of": "0197a000-0000-7000-8000-000000000007",
+                     *       "schedule_id": null,
+                     *       "scheduled_at": null,
                      *       "cancelled_by": "client:platform-app",
                      *       "cancel_reason": "started by mistake",
                      *       "input": {
@@ -6224,8 +7020,8 @@ export interface operations {
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "started_at": "2025-06-02T09:00:00.000Z",
                      *       "completed_at": "2025-06-02T09:00:00.000Z",
-                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000003",
-                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003",
+                     *       "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000006",
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006",
                      *       "priority": 4,
                      *       "queued_reason": null
                      *     }
@@ -6267,8 +7063,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000003",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000003"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000006",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000006"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6322,14 +7118,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000006"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000009"
                      *         }
                      *       ]
                      *     }
@@ -6346,17 +7142,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000007",
+                     *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "success",
                      *       "triggered_events": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
-                     *           "job_id": "0197a000-0000-7000-8000-000000000008"
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000011"
                      *         },
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *           "error": "target model fare-archiver has no active version"
                      *         }
                      *       ]
@@ -6405,7 +7201,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *           "source_model_id": "fare-model",
                      *           "target_model_id": "fare-notifier",
                      *           "trigger_event": "inference_complete",
@@ -6473,7 +7269,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -6525,7 +7321,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000008",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-notifier",
                      *       "trigger_event": "inference_complete",
@@ -6575,7 +7371,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -6636,7 +7432,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subscription_id": "0197a000-0000-7000-8000-000000000009",
+                     *       "subscription_id": "0197a000-0000-7000-8000-000000000012",
                      *       "source_model_id": "fare-model",
                      *       "target_model_id": "fare-archiver",
                      *       "trigger_event": "inference_complete",
@@ -6697,7 +7493,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *           "client_id": "globex",
                      *           "url": "https://hooks.example.com/globex/mos",
                      *           "description": "Ops alerts (pager)",
@@ -6774,7 +7570,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -6831,7 +7627,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts",
@@ -6899,7 +7695,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -6954,7 +7750,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "client_id": "globex",
                      *       "url": "https://hooks.example.com/globex/mos",
                      *       "description": "Ops alerts (pager)",
@@ -7007,7 +7803,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -7046,9 +7842,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -7106,9 +7902,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000024",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -7173,9 +7969,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -7233,9 +8029,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000019",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000013",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -7296,7 +8092,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *           "client_id": null,
                      *           "url": "https://hooks.example.com/platform/mos",
                      *           "description": "Registry changes",
@@ -7369,7 +8165,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -7423,7 +8219,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -7483,7 +8279,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -7536,7 +8332,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "client_id": null,
                      *       "url": "https://hooks.example.com/platform/mos",
                      *       "description": "Registry changes",
@@ -7587,7 +8383,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0TRCqQ7vRRk=",
                      *       "previous_secret_expires_at": "2025-06-02T09:00:00.000Z"
                      *     }
@@ -7624,9 +8420,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -7682,9 +8478,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000022",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -7747,9 +8543,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -7805,9 +8601,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "webhook_id": "0197a000-0000-7000-8000-000000000011",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -7837,6 +8633,2267 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules of services of this domain */
+                domain_id?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *           "action": "service_inference",
+                     *           "client_id": "globex",
+                     *           "target": {
+                     *             "model_id": null,
+                     *             "model_version": null,
+                     *             "domain_id": "eu-flights",
+                     *             "service_id": "LH-400"
+                     *           },
+                     *           "input": null,
+                     *           "metadata": {},
+                     *           "description": "re-scoring every two hours",
+                     *           "spec": {
+                     *             "cron": [
+                     *               "0 *\/2 * * *"
+                     *             ],
+                     *             "intervals": [],
+                     *             "time_zone": "Europe/Berlin",
+                     *             "start_at": null,
+                     *             "end_at": null,
+                     *             "jitter_seconds": 300
+                     *           },
+                     *           "policies": {
+                     *             "overlap": "skip",
+                     *             "pause_on_failure": false,
+                     *             "catchup_window_seconds": 3600
+                     *           },
+                     *           "state": {
+                     *             "paused": false,
+                     *             "note": ""
+                     *           },
+                     *           "revision": 1,
+                     *           "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *           "created_by": "platform-app",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "next_fire_times": [
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z"
+                     *           ],
+                     *           "recent_runs": [],
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Schedule"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain_id": "eu-flights",
+                 *       "service_id": "LH-400",
+                 *       "spec": {
+                 *         "cron": [
+                 *           "0 *\/2 * * *"
+                 *         ],
+                 *         "time_zone": "Europe/Berlin",
+                 *         "jitter_seconds": 300
+                 *       },
+                 *       "description": "re-scoring every two hours"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateServiceScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000015",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "catchup_window_seconds": 3600,
+                     *         "pause_on_failure": false
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000015",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null,
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "next_fire_times": [
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z",
+                     *           "2025-06-02T09:00:00.000Z"
+                     *         ],
+                     *         "first_run": {
+                     *           "would_start": false,
+                     *           "skipped_reason": "service LH-400 is not_found; initialize it again",
+                     *           "job": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "policies": {
+                 *         "overlap": "skip",
+                 *         "catchup_window_seconds": 3600,
+                 *         "pause_on_failure": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 2,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": "migration done"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "fleet migration"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "fleet migration"
+                     *       },
+                     *       "revision": 3,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unpauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "migration done"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "action": "service_inference",
+                     *       "client_id": "globex",
+                     *       "target": {
+                     *         "model_id": null,
+                     *         "model_version": null,
+                     *         "domain_id": "eu-flights",
+                     *         "service_id": "LH-400"
+                     *       },
+                     *       "input": null,
+                     *       "metadata": {},
+                     *       "description": "re-scoring every two hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "0 *\/2 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "Europe/Berlin",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 300
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": true,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": "migration done"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000004",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000004"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ScheduleTriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "kind": "trigger",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    backfillSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-11-01T00:00:00.000Z",
+                 *       "end_at": "2026-11-02T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
+                     *       "kind": "backfill",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": [
+                     *         "2026-11-01T01:00:00.000Z",
+                     *         "2026-11-01T03:00:00.000Z",
+                     *         "2026-11-01T05:00:00.000Z",
+                     *         "2026-11-01T07:00:00.000Z",
+                     *         "2026-11-01T09:00:00.000Z",
+                     *         "2026-11-01T11:00:00.000Z",
+                     *         "2026-11-01T13:00:00.000Z",
+                     *         "2026-11-01T15:00:00.000Z",
+                     *         "2026-11-01T17:00:00.000Z",
+                     *         "2026-11-01T19:00:00.000Z",
+                     *         "2026-11-01T21:00:00.000Z",
+                     *         "2026-11-01T23:00:00.000Z"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTrainingSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules of this model */
+                model_id?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *           "action": "training",
+                     *           "client_id": null,
+                     *           "target": {
+                     *             "model_id": "fare-model",
+                     *             "model_version": "2",
+                     *             "domain_id": null,
+                     *             "service_id": null
+                     *           },
+                     *           "input": {
+                     *             "epochs": 3
+                     *           },
+                     *           "metadata": {},
+                     *           "description": "retraining every three hours",
+                     *           "spec": {
+                     *             "cron": [
+                     *               "30 *\/3 * * *"
+                     *             ],
+                     *             "intervals": [],
+                     *             "time_zone": "UTC",
+                     *             "start_at": null,
+                     *             "end_at": null,
+                     *             "jitter_seconds": 0
+                     *           },
+                     *           "policies": {
+                     *             "overlap": "skip",
+                     *             "pause_on_failure": false,
+                     *             "catchup_window_seconds": 3600
+                     *           },
+                     *           "state": {
+                     *             "paused": false,
+                     *             "note": ""
+                     *           },
+                     *           "revision": 1,
+                     *           "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *           "created_by": "platform-app",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "next_fire_times": [
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z"
+                     *           ],
+                     *           "recent_runs": [],
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Schedule"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTrainingSchedule: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model_id": "fare-model",
+                 *       "model_version": "2",
+                 *       "input": {
+                 *         "epochs": 3
+                 *       },
+                 *       "spec": {
+                 *         "cron": [
+                 *           "30 *\/3 * * *"
+                 *         ],
+                 *         "time_zone": "UTC"
+                 *       },
+                 *       "description": "retraining every three hours"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVersionScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 3
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 3
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "input": {
+                 *         "epochs": 5
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 2,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "data freeze"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "data freeze"
+                     *       },
+                     *       "revision": 3,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unpauseTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "action": "training",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "epochs": 5
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "retraining every three hours",
+                     *       "spec": {
+                     *         "cron": [
+                     *           "30 *\/3 * * *"
+                     *         ],
+                     *         "intervals": [],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "skip",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "data freeze"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000005",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000005"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap": "skip"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleTriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "kind": "trigger",
+                     *       "overlap": "skip",
+                     *       "nominal_times": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    backfillTrainingSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-11-01T00:00:00.000Z",
+                 *       "end_at": "2026-11-02T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
+                     *       "kind": "backfill",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": [
+                     *         "2026-11-01T00:30:00.000Z",
+                     *         "2026-11-01T03:30:00.000Z",
+                     *         "2026-11-01T06:30:00.000Z",
+                     *         "2026-11-01T09:30:00.000Z",
+                     *         "2026-11-01T12:30:00.000Z",
+                     *         "2026-11-01T15:30:00.000Z",
+                     *         "2026-11-01T18:30:00.000Z",
+                     *         "2026-11-01T21:30:00.000Z"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInferenceSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules of this model */
+                model_id?: string;
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *           "action": "inference",
+                     *           "client_id": null,
+                     *           "target": {
+                     *             "model_id": "fare-notifier",
+                     *             "model_version": "1",
+                     *             "domain_id": null,
+                     *             "service_id": null
+                     *           },
+                     *           "input": {
+                     *             "route": "FRA-JFK"
+                     *           },
+                     *           "metadata": {},
+                     *           "description": "",
+                     *           "spec": {
+                     *             "cron": [],
+                     *             "intervals": [
+                     *               {
+                     *                 "every_seconds": 3600,
+                     *                 "offset_seconds": 900
+                     *               }
+                     *             ],
+                     *             "time_zone": "UTC",
+                     *             "start_at": null,
+                     *             "end_at": null,
+                     *             "jitter_seconds": 0
+                     *           },
+                     *           "policies": {
+                     *             "overlap": "buffer_one",
+                     *             "pause_on_failure": false,
+                     *             "catchup_window_seconds": 3600
+                     *           },
+                     *           "state": {
+                     *             "paused": true,
+                     *             "note": "starts after review"
+                     *           },
+                     *           "revision": 1,
+                     *           "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *           "created_by": "platform-app",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "next_fire_times": [
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z",
+                     *             "2025-06-02T09:00:00.000Z"
+                     *           ],
+                     *           "recent_runs": [],
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Schedule"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createInferenceSchedule: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model_id": "fare-notifier",
+                 *       "model_version": "1",
+                 *       "input": {
+                 *         "route": "FRA-JFK"
+                 *       },
+                 *       "spec": {
+                 *         "intervals": [
+                 *           {
+                 *             "every_seconds": 3600,
+                 *             "offset_seconds": 900
+                 *           }
+                 *         ]
+                 *       },
+                 *       "policies": {
+                 *         "overlap": "buffer_one"
+                 *       },
+                 *       "paused": true,
+                 *       "note": "starts after review"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVersionScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "starts after review"
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "starts after review"
+                     *       },
+                     *       "revision": 1,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "hourly at :15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "starts after review"
+                     *       },
+                     *       "revision": 2,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": false,
+                     *         "note": ""
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [],
+                     *       "recent_runs": [],
+                     *       "temporal_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "holiday"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "holiday"
+                     *       },
+                     *       "revision": 3,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unpauseInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "action": "inference",
+                     *       "client_id": null,
+                     *       "target": {
+                     *         "model_id": "fare-notifier",
+                     *         "model_version": "1",
+                     *         "domain_id": null,
+                     *         "service_id": null
+                     *       },
+                     *       "input": {
+                     *         "route": "FRA-JFK"
+                     *       },
+                     *       "metadata": {},
+                     *       "description": "hourly at :15",
+                     *       "spec": {
+                     *         "cron": [],
+                     *         "intervals": [
+                     *           {
+                     *             "every_seconds": 3600,
+                     *             "offset_seconds": 900
+                     *           }
+                     *         ],
+                     *         "time_zone": "UTC",
+                     *         "start_at": null,
+                     *         "end_at": null,
+                     *         "jitter_seconds": 0
+                     *       },
+                     *       "policies": {
+                     *         "overlap": "buffer_one",
+                     *         "pause_on_failure": false,
+                     *         "catchup_window_seconds": 3600
+                     *       },
+                     *       "state": {
+                     *         "paused": true,
+                     *         "note": "holiday"
+                     *       },
+                     *       "revision": 4,
+                     *       "temporal_schedule_id": "schedule-0197a000-0000-7000-8000-000000000003",
+                     *       "created_by": "platform-app",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "next_fire_times": [
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z",
+                     *         "2025-06-02T09:00:00.000Z"
+                     *       ],
+                     *       "recent_runs": [],
+                     *       "temporal_url": "http://temporal-ui.test/namespaces/default/schedules/schedule-0197a000-0000-7000-8000-000000000003"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ScheduleTriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "kind": "trigger",
+                     *       "overlap": "allow_all",
+                     *       "nominal_times": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    backfillInferenceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description schedule id */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-11-01T00:00:00.000Z",
+                 *       "end_at": "2026-11-01T02:00:00.000Z",
+                 *       "overlap": "buffer_all"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Temporal takes the fires; their runs appear in recent_runs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
+                     *       "kind": "backfill",
+                     *       "overlap": "buffer_all",
+                     *       "nominal_times": [
+                     *         "2026-11-01T00:15:00.000Z",
+                     *         "2026-11-01T01:15:00.000Z"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleFires"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

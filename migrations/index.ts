@@ -5,6 +5,7 @@ import * as webhooks from './20261201000000_webhooks';
 import * as jobLineageAndSearch from './20261210000000_job_lineage_and_search';
 import * as changeSafety from './20261220000000_change_safety';
 import * as unconfirmedOutcomes from './20261226000000_unconfirmed_outcomes';
+import * as schedules from './20261228000000_schedules';
 import * as tenantLimits from './20261230000000_tenant_limits';
 
 /** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261210000000_job_lineage_and_search': jobLineageAndSearch,
   '20261220000000_change_safety': changeSafety,
   '20261226000000_unconfirmed_outcomes': unconfirmedOutcomes,
+  '20261228000000_schedules': schedules,
   '20261230000000_tenant_limits': tenantLimits,
 };
 

@@ -49,6 +49,10 @@ import { traceRequests } from './http/trace-middleware';
 import { createJobFinalListener } from './db/job-final-listener';
 import { createAdmission } from './domain/admission';
 import { createJobSlots } from './domain/job-slots';
+import { registerScheduleRoutes } from './routes/schedules.routes';
+import { createSchedulesService } from './domain/schedules';
+import { createScheduleFires } from './domain/schedule-fires';
+import { createScheduleGateway } from './temporal/schedule-gateway';
 
 export interface AppDeps {
   config: Config;
@@ -99,6 +103,7 @@ export function createApp(deps: AppDeps): {
   const compatibility = createCompatibility({ schemas });
   const assignments = createAssignmentsService({ knex, rules, compatibility });
   const starts = createJobStarts({ knex, jobs });
+  const services = createServicesService({ knex, rules, jobs });
 
   const router = new Router();
   const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth, admission });
@@ -108,7 +113,7 @@ export function createApp(deps: AppDeps): {
   registerClientRoutes(route, createClientsService(knex, defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
-  registerServiceRoutes(route, createServicesService({ knex, rules, jobs }));
+  registerServiceRoutes(route, services);
   registerModelRoutes(route, createModelsService({ knex, rules, schemas, compatibility, inProcessNames: () => deps.inProcessNames }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
@@ -121,6 +126,23 @@ export function createApp(deps: AppDeps): {
       policy: targetPolicy(webhooks),
       secretGraceSeconds: webhooks.secretGraceSeconds,
       launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
+    }),
+  );
+
+  // Schedules (#31): the API writes them and previews fires; the worker runs the fires (src/temporal/worker-factory.ts).
+  registerScheduleRoutes(
+    route,
+    createSchedulesService({
+      knex,
+      log,
+      limits: deps.config.schedules,
+      gateway: createScheduleGateway({
+        client: deps.temporal,
+        taskQueue: deps.config.temporal.taskQueue,
+        namespace: deps.config.temporal.namespace,
+        uiUrl: deps.config.temporal.uiUrl,
+      }),
+      fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, log }),
     }),
   );
 

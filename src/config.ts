@@ -90,6 +90,14 @@ export interface Config {
   webhooks: WebhookConfig;
   /** How long the API waits for a client's request (src/http/server.ts; docs/authorization.md, "Slow clients"). */
   http: HttpLimits;
+  /** Schedules (docs/schedules.md): per-tenant limits, and the worker's reconciler of rows and Temporal Schedules. */
+  schedules: {
+    maxPerTenant: number;
+    minIntervalSeconds: number;
+    maxBackfillFires: number;
+    /** Seconds between reconciler passes; 0: this worker runs none. */
+    reconcileSeconds: number;
+  };
 }
 
 export { ConfigError };
@@ -260,6 +268,12 @@ export function loadConfig(env: Env = process.env): Config {
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),
     },
     webhooks: wrapConfigError(() => webhookConfig(env)),
+    schedules: {
+      maxPerTenant: integer(env, 'SCHEDULES_MAX_PER_TENANT', 100, 0),
+      minIntervalSeconds: integer(env, 'SCHEDULE_MIN_INTERVAL_SECONDS', 60, 1),
+      maxBackfillFires: integer(env, 'SCHEDULE_MAX_BACKFILL_FIRES', 100),
+      reconcileSeconds: integer(env, 'SCHEDULE_RECONCILE_SECONDS', 60, 0),
+    },
   };
 }
 

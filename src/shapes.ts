@@ -46,3 +46,23 @@ export interface TenantLimits {
 
 /** What a platform administrator may override per tenant (`clients.limits`); a field left out keeps the default. */
 export type LimitsOverride = Partial<TenantLimits>;
+/** When a schedule fires (stored in `schedules.spec`): cron expressions and/or intervals, in a time zone, within start/end. */
+export interface ScheduleSpec {
+  cron?: string[];
+  intervals?: { every_seconds: number; offset_seconds?: number }[];
+  /** IANA name; UTC when absent. */
+  time_zone?: string;
+  start_at?: string;
+  end_at?: string;
+  /** Each fire is delayed by a random amount up to this. */
+  jitter_seconds?: number;
+}
+
+export type OverlapPolicy = 'skip' | 'buffer_one' | 'buffer_all' | 'cancel_other' | 'allow_all';
+
+/** What a schedule does when a fire meets a running one or an outage (stored in `schedules.policies`). */
+export interface SchedulePolicies {
+  overlap: OverlapPolicy;
+  catchup_window_seconds: number;
+  pause_on_failure: boolean;
+}

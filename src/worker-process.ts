@@ -9,6 +9,8 @@ import { createJobWorker } from './temporal/worker-factory';
 import { jobGatewayFor } from './temporal/job-gateway';
 import { startReconciler } from './temporal/reconciler';
 import { slotReleaserFor } from './temporal/slot-releaser-factory';
+import { startScheduleReconciler } from './temporal/schedule-reconciler';
+import { createScheduleGateway } from './temporal/schedule-gateway';
 import { webhookDispatcherFor } from './temporal/webhook-dispatcher';
 import { builtinImplementations } from '../activities/in-process/registry';
 import { ServiceMetrics } from './observability/metrics';
@@ -43,6 +45,16 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
   const releaser = config.jobs.reconcilerEnabled ? slotReleaserFor({ knex, gateway, log, metrics, config }) : undefined;
   const dispatcher = webhookDispatcherFor({ knex, client, config, log });
+  const { temporal: t, schedules: sc } = config;
+  const scheduleReconciler =
+    config.jobs.reconcilerEnabled && sc.reconcileSeconds > 0
+      ? startScheduleReconciler({
+          knex,
+          log,
+          everySeconds: sc.reconcileSeconds,
+          gateway: createScheduleGateway({ client, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
+        })
+      : undefined;
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
@@ -50,6 +62,7 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
     await reconciler?.stop();
     await releaser?.stop();
     await dispatcher?.stop();
+    await scheduleReconciler?.stop();
     await connection.close();
     await client.connection.close();
     await metricsServer?.close();

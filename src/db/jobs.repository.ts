@@ -7,7 +7,7 @@ import { paginate, PageRequest, Page } from './pagination';
 
 export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out' | 'cancelled';
 export type JobType = 'inference' | 'training';
-export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade' | 'rerun';
+export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade' | 'rerun' | 'schedule';
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['success', 'failure', 'timed_out', 'cancelled'];
 
 export interface JobRow {
@@ -28,6 +28,9 @@ export interface JobRow {
   root_job_id: string;
   /** The job this one re-runs. */
   rerun_of: string | null;
+  /** The schedule that started it, and the fire's nominal time (trigger `schedule`). */
+  schedule_id: string | null;
+  scheduled_at: Date | null;
   /** Who cancelled the job (principal subject, or `temporal` for a cancel made in Temporal) and why. */
   cancelled_by: string | null;
   cancel_reason: string | null;
@@ -76,6 +79,8 @@ export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job
       | 'cascade_depth'
       | 'root_job_id'
       | 'rerun_of'
+      | 'schedule_id'
+      | 'scheduled_at'
       | 'input'
       | 'metadata'
       | 'idempotency_key'
@@ -295,6 +300,7 @@ export interface JobFilter {
   source_job_id?: string;
   root_job_id?: string;
   rerun_of?: string;
+  schedule_id?: string;
   created_after?: Date;
   created_before?: Date;
   /** The assignment revision the job ran under. */
@@ -318,6 +324,7 @@ export async function listJobs(db: Db, filter: JobFilter, page: PageRequest): Pr
     'source_job_id',
     'root_job_id',
     'rerun_of',
+    'schedule_id',
     'assignment_id',
   ] as const) {
     if (filter[key] !== undefined) q.where(`model_jobs.${key}`, filter[key]);

@@ -12,6 +12,8 @@ import { jobGatewayFor } from '../temporal/job-gateway';
 import { createJobWorker } from '../temporal/worker-factory';
 import { startReconciler } from '../temporal/reconciler';
 import { slotReleaserFor } from '../temporal/slot-releaser-factory';
+import { startScheduleReconciler } from '../temporal/schedule-reconciler';
+import { createScheduleGateway } from '../temporal/schedule-gateway';
 import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
 import { verifierFromConfig } from '../auth/verifier';
 import { createApp } from '../app';
@@ -145,6 +147,16 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(() => releaser.stop());
     const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
     cleanups.push(async () => dispatcher?.stop());
+    const t = config.temporal;
+    if (config.schedules.reconcileSeconds > 0) {
+      const scheduleReconciler = startScheduleReconciler({
+        knex,
+        log,
+        everySeconds: config.schedules.reconcileSeconds,
+        gateway: createScheduleGateway({ client: temporal, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
+      });
+      cleanups.push(() => scheduleReconciler.stop());
+    }
 
     const verify = verifierFromConfig(config.auth, log);
     const { app, close } = createApp({

@@ -232,7 +232,7 @@ export function createJobsService(deps: {
      * Stages a job row inside the caller's transaction; launch it after commit. Refuses (503, so the caller's
      * transaction rolls back) while Temporal could not start the job: a 202 promises the job will run.
      */
-    async stage(db: Db, job: Omit<repo.NewJob, 'job_id'>, ctx?: JobRequestContext): Promise<repo.JobView> {
+    async stage(db: Db, job: Omit<repo.NewJob, 'job_id'> & { job_id?: string }, ctx?: JobRequestContext): Promise<repo.JobView> {
       const ready = await gateway.readiness();
       if (!ready.ok) throw new UnavailableError(`jobs cannot start now: ${ready.reason}`);
       const idem = ctx?.idempotencyKey
@@ -244,7 +244,8 @@ export function createJobsService(deps: {
         const admitted = await deps.admission?.job(trx, clientId);
         const queued_reason = admitted && deps.slots ? await deps.slots.holdReason(trx, clientId, admitted.limits) : null;
         const priority = job.priority ?? DEFAULT_PRIORITY[job.trigger];
-        const { row, created } = await repo.insertJob(trx, { ...job, ...idem, priority, queued_reason, job_id: uuidv7() });
+        // A scheduled job's id is derived from its fire (src/domain/schedule-fires.ts); every other job's is new.
+        const { row, created } = await repo.insertJob(trx, { ...job, ...idem, priority, queued_reason, job_id: job.job_id ?? uuidv7() });
         if (!created) throw new IdempotentReplay(row);
         if (admitted?.decision) ctx?.admitted?.(admitted.decision);
         return row;

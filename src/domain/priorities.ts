@@ -13,4 +13,6 @@ export const DEFAULT_PRIORITY: Record<JobTrigger, number> = {
   assignment: 3,
   cascade: 3,
   rerun: 4,
+  // A schedule's fires are batch work: behind interactive inits, beside other runs.
+  schedule: 3,
 };

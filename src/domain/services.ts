@@ -15,6 +15,7 @@ import type { Db } from '../db/types';
 import { canonicalJson } from './json-schemas';
 import { toService } from './views';
 import type { Schemas } from '../openapi/types';
+import { findVersion } from '../db/models.repository';
 import { webhookEvents } from '../webhooks/outbox';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
 
@@ -159,6 +160,46 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       if (change.dryRun) return { ...toService(service, domainId), preview };
       const launched = staged ? await jobs.launch(staged) : undefined;
       return { ...toService(service, domainId), ...(launched ? { job_id: launched.job_id } : {}) };
+    },
+
+    /**
+     * Stages inference of the service with its current features in the caller's transaction: a schedule's fire
+     * (src/domain/schedule-fires.ts). The rules of a re-scoring update: an active tenant, a service that is not
+     * `not_found` and has not departed, the domain's default assignment to an active version whose freeze the
+     * features satisfy. The service moves to `in_progress`; a broken rule throws its 404/422 error.
+     */
+    async stageRescore(
+      trx: Knex.Transaction,
+      target: { clientId: string; domainId: string; serviceId: string },
+      job: { job_id: string; trigger: 'schedule'; schedule_id: string; scheduled_at: Date },
+    ) {
+      const domain = await requireDomainOfActiveClient(trx, target.clientId, target.domainId);
+      const locked = await lockDefault(trx, domain);
+      const current = await requireService(trx, domain, target.serviceId, true);
+      if (current.status === 'not_found') throw new UnprocessableError(`service ${target.serviceId} is not_found; initialize it again`);
+      if (current.departure_datetime.getTime() <= Date.now()) {
+        throw new UnprocessableError(`service ${target.serviceId} departed at ${current.departure_datetime.toISOString()}`);
+      }
+      const { assignment, version } = governingVersion(domain, locked);
+      const row = await findVersion(trx, assignment.model_id, assignment.model_version);
+      if (row?.status !== 'active') {
+        throw new UnprocessableError(
+          `assigned version ${assignment.model_id}@${assignment.model_version} is ${row?.status ?? 'gone'}; inference needs an active version`,
+        );
+      }
+      const resolved = resolveOrThrow(version.features, current.provided_features, `${version.model_id}@${version.version}`);
+      const updated = await repo.updateService(trx, current.service_uuid, { resolved_features: resolved, status: 'in_progress' });
+      return jobs.stage(trx, {
+        ...job,
+        model_id: assignment.model_id,
+        model_version: assignment.model_version,
+        job_type: 'inference',
+        assignment_id: assignment.assignment_id,
+        client_id: target.clientId,
+        domain_uuid: domain.domain_uuid,
+        service_uuid: updated.service_uuid,
+        input: inferenceInput(domain, updated),
+      });
     },
 
     async setStatus(clientId: string, domainId: string, serviceId: string, status: repo.ServiceStatus) {

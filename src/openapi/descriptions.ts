@@ -48,6 +48,11 @@ export const TAGS = [
   { name: 'Jobs', description: 'Training and inference jobs, each a Temporal workflow; completion reports' },
   { name: 'Subscriptions', description: 'Event subscriptions: a completion of one model starts another (cascade)' },
   {
+    name: 'Schedules',
+    description:
+      'Recurring jobs on Temporal Schedules: training, direct inference or service re-scoring on a calendar, with pause, trigger-now, backfill and overlap policies',
+  },
+  {
     name: 'Webhooks',
     description:
       'Signed notifications of job, service, assignment and registry events to your endpoints (Standard Webhooks), with a delivery log',
@@ -58,6 +63,7 @@ export const TAGS = [
 export function tagOf(path: string): string {
   if (path === '/v2/health') return 'Health';
   if (path.includes('/webhooks')) return 'Webhooks';
+  if (path.includes('schedules')) return 'Schedules';
   if (path.includes('/event-subscriptions')) return 'Subscriptions';
   if (/\/jobs|\/train$|\/infer$/.test(path)) return 'Jobs';
   if (/assign/.test(path)) return 'Assignments';

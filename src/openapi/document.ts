@@ -44,7 +44,9 @@ function successes(op: Operation): [number, string][] {
         : op.status === 202
           ? op.path.includes('/webhooks')
             ? 'Accepted: the delivery is queued'
-            : 'Accepted: the job is starting'
+            : op.path.includes('schedules')
+              ? 'Accepted: Temporal takes the fires; their runs appear in recent_runs'
+              : 'Accepted: the job is starting'
           : 'OK',
     ],
   ];

@@ -45,7 +45,7 @@ const PW = '/v2/webhooks';
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
 
 const JOB_STATUSES = ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'];
-const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun'];
+const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule'];
 const waitQuery = {
   wait: {
     type: 'integer',
@@ -70,6 +70,7 @@ function jobSearchQuery(withClient: boolean): Record<string, object> {
     source_job_id: text('Cascade jobs this job started'),
     root_job_id: text('Jobs of the cascade tree with this root'),
     rerun_of: text('Re-runs of this job'),
+    schedule_id: text('Jobs this schedule started'),
     created_after: { type: 'string', format: 'date-time', description: 'Jobs created at or after this instant' },
     created_before: { type: 'string', format: 'date-time', description: 'Jobs created before this instant' },
   };
@@ -84,6 +85,105 @@ export const DRY_RUN_QUERY = {
       '`true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts',
   },
 };
+
+/**
+ * The nine routes of one schedule collection (docs/schedules.md). Schedules live beside the one-off action they
+ * repeat, with its permission and tenancy: a tenant's service re-scorings (`run_inference`), and the schedules of
+ * model versions, one collection per action (`train_model`, `run_inference`), so a caller may schedule exactly
+ * what it may start.
+ */
+function scheduleOperations(
+  base: string,
+  tenancy: Tenancy,
+  perm: { read: Operation['permission']; write: Operation['permission'] },
+  kind: string,
+  what: string,
+): Operation[] {
+  const one = `${base}/{schedule_id}`;
+  const op = (
+    id: string,
+    method: Operation['method'],
+    path: string,
+    rest: Omit<Operation, 'id' | 'method' | 'path' | 'tenancy'>,
+  ): Operation => ({
+    id,
+    method,
+    path,
+    tenancy,
+    ...rest,
+  });
+  return [
+    op(`create${kind}Schedule`, 'POST', base, {
+      permission: perm.write,
+      summary: `Create a schedule of ${what}: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run`,
+      body: kind ? 'CreateVersionScheduleRequest' : 'CreateServiceScheduleRequest',
+      response: 'Schedule',
+      status: 201,
+      errors: [422],
+      query: DRY_RUN_QUERY,
+    }),
+    op(`list${kind}Schedules`, 'GET', base, {
+      permission: perm.read,
+      summary: `List the schedules of ${what}, newest first`,
+      response: 'Schedule',
+      status: 200,
+      paginated: true,
+      query: kind
+        ? { model_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Schedules of this model' } }
+        : { domain_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Schedules of services of this domain' } },
+    }),
+    op(`get${kind}Schedule`, 'GET', one, {
+      permission: perm.read,
+      summary: 'A schedule with its state, next fire times and recent runs',
+      response: 'Schedule',
+      status: 200,
+    }),
+    op(`update${kind}Schedule`, 'PUT', one, {
+      permission: perm.write,
+      summary: "Change a schedule's calendar, policies, input, metadata or description",
+      body: 'UpdateScheduleRequest',
+      response: 'Schedule',
+      status: 200,
+      errors: [422],
+    }),
+    op(`delete${kind}Schedule`, 'DELETE', one, {
+      permission: perm.write,
+      summary: 'Delete a schedule and its Temporal Schedule (its jobs stay)',
+      response: 'Schedule',
+      status: 200,
+    }),
+    op(`pause${kind}Schedule`, 'POST', `${one}/pause`, {
+      permission: perm.write,
+      summary: 'Pause a schedule, with a note: no fire until it is unpaused',
+      body: 'ScheduleStateRequest',
+      response: 'Schedule',
+      status: 200,
+    }),
+    op(`unpause${kind}Schedule`, 'POST', `${one}/unpause`, {
+      permission: perm.write,
+      summary: 'Unpause a schedule, with a note',
+      body: 'ScheduleStateRequest',
+      response: 'Schedule',
+      status: 200,
+    }),
+    op(`trigger${kind}Schedule`, 'POST', `${one}/trigger`, {
+      permission: perm.write,
+      summary: 'Fire a schedule now: one job, as a fire would start it',
+      body: 'ScheduleTriggerRequest',
+      response: 'ScheduleFires',
+      status: 202,
+      errors: [422],
+    }),
+    op(`backfill${kind}Schedule`, 'POST', `${one}/backfill`, {
+      permission: perm.write,
+      summary: 'Take the fires of a past time range now; a fire already decided starts nothing again',
+      body: 'ScheduleBackfillRequest',
+      response: 'ScheduleFires',
+      status: 202,
+      errors: [422],
+    }),
+  ];
+}
 
 /** The ten webhook routes under `base`; `kind` names the platform-wide set ("createPlatformWebhook"). */
 function webhookOperations(
@@ -888,6 +988,28 @@ export const OPERATIONS: Operation[] = [
   // and the registry's: for administrators of the platform only, never a tenant-bound token with scope admin.
   ...webhookOperations(W, 'tenant', { read: 'client_read', write: 'manage_webhooks' }, ''),
   ...webhookOperations(PW, 'platform', { read: 'admin', write: 'admin' }, 'Platform'),
+
+  ...scheduleOperations(
+    `${C}/schedules`,
+    'tenant',
+    { read: 'client_read', write: 'run_inference' },
+    '',
+    "a tenant's services (re-scoring)",
+  ),
+  ...scheduleOperations(
+    '/v2/training-schedules',
+    'global',
+    { read: 'read_models', write: 'train_model' },
+    'Training',
+    'training of model versions',
+  ),
+  ...scheduleOperations(
+    '/v2/inference-schedules',
+    'global',
+    { read: 'read_models', write: 'run_inference' },
+    'Inference',
+    'direct inference of model versions',
+  ),
 ];
 
 export const OPERATIONS_BY_ID = new Map(OPERATIONS.map((op) => [op.id, op]));

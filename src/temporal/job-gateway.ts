@@ -71,7 +71,8 @@ function summary(job: JobView): string {
   // A cascade names its parent (and the rest of its lineage in the memo): no search attribute slot is spent on it.
   const parent = job.source_job_id ? ` of job ${job.source_job_id}, depth ${job.cascade_depth}` : '';
   const rerun = job.rerun_of ? ` of job ${job.rerun_of}` : '';
-  return `${job.job_type} of ${job.model_id}@${job.model_version}${where} (${job.trigger}${parent}${rerun})`;
+  const fire = job.schedule_id ? ` ${job.schedule_id} at ${job.scheduled_at?.toISOString()}` : '';
+  return `${job.job_type} of ${job.model_id}@${job.model_version}${where} (${job.trigger}${parent}${rerun}${fire})`;
 }
 
 // gRPC codes a workflow start can fail with that no retry fixes: a bad request (e.g. an undefined search
@@ -202,6 +203,8 @@ export function createJobGateway(options: {
               ...(priority
                 ? { fairness_key: priority.fairnessKey, fairness_weight: priority.fairnessWeight, priority: priority.priorityKey }
                 : {}),
+              schedule_id: job.schedule_id,
+              scheduled_at: job.scheduled_at?.toISOString() ?? null,
             },
             staticSummary: summary(job),
             staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,

@@ -6,6 +6,12 @@ import type { Logger } from 'pino';
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import { createWebhookActivities } from '../../activities/webhooks';
+import { createScheduleActivities } from '../../activities/schedules';
+import { createScheduleFires } from '../domain/schedule-fires';
+import { createJobsService } from '../domain/jobs';
+import { createServicesService } from '../domain/services';
+import { createJobRuns } from '../domain/job-runs';
+import { FeatureRules } from '../domain/features';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import { createJobSlots } from '../domain/job-slots';
@@ -70,6 +76,22 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
   });
+  const jobs = createJobsService({ knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics, completionWaitSeconds: 0 });
+  const runs = createJobRuns({
+    knex: deps.knex,
+    log: deps.log,
+    metrics: deps.metrics,
+    schemas,
+    gateway,
+    maxCascadeDepth: config.jobs.maxCascadeDepth,
+  });
+  const fires = createScheduleFires({
+    knex: deps.knex,
+    jobs,
+    services: createServicesService({ knex: deps.knex, rules: new FeatureRules(schemas), jobs }),
+    launch: (jobIds) => runs.launchJobs(jobIds),
+    log: deps.log,
+  });
   const webhookActivities = createWebhookActivities({
     knex: deps.knex,
     config: config.webhooks,
@@ -79,7 +101,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: { ...activities, ...webhookActivities },
+    activities: { ...activities, ...webhookActivities, ...createScheduleActivities({ fires, gateway }) },
     // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
     // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
     shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,

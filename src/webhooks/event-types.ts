@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'assignment.changed',
   'version.status_changed',
   'subscription.stale',
+  'schedule.changed',
+  'schedule.run_skipped',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -10,6 +10,7 @@ const ALL_MIGRATIONS = [
   '20261210000000_job_lineage_and_search',
   '20261220000000_change_safety',
   '20261226000000_unconfirmed_outcomes',
+  '20261228000000_schedules',
   '20261230000000_tenant_limits',
 ];
 

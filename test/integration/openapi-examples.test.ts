@@ -324,6 +324,89 @@ describe('the examples of the OpenAPI document', () => {
     await running(rerun.job_id);
     await ok(api.POST('/v2/jobs/{job_id}/cancel', { params: { path: { job_id: rerun.job_id } }, body: { reason: 'started by mistake' } }));
 
+    // Schedules, before the webhooks (their changes are webhook events): each collection through every operation.
+    // Calendars whose next 5 fires fall within a day: the recorded times are then the fixed time of stableExamples.
+    const nightly = { cron: ['0 */2 * * *'], time_zone: 'Europe/Berlin', jitter_seconds: 300 };
+    // A fixed past day, so the recorded nominal times are the same on every run.
+    const backfill = { start_at: '2026-11-01T00:00:00.000Z', end_at: '2026-11-02T00:00:00.000Z' };
+    const tenantSchedule = { domain_id: 'eu-flights', service_id: 'LH-400', spec: nightly, description: 're-scoring every two hours' };
+    await ok(api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: 'true' } }, body: tenantSchedule }));
+    const serviceSchedule = await ok(
+      api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: 'false' } }, body: tenantSchedule }),
+    );
+    const ss = { ...client, schedule_id: serviceSchedule.schedule_id };
+    await ok(api.GET('/v2/clients/{client_id}/schedules/{schedule_id}', { params: { path: ss } }));
+    await ok(api.GET('/v2/clients/{client_id}/schedules', { params: { path: client, query: { domain_id: 'eu-flights' } } }));
+    await ok(
+      api.PUT('/v2/clients/{client_id}/schedules/{schedule_id}', {
+        params: { path: ss },
+        body: { policies: { overlap: 'skip', catchup_window_seconds: 3600, pause_on_failure: true } },
+      }),
+    );
+    await ok(
+      api.POST('/v2/clients/{client_id}/schedules/{schedule_id}/pause', { params: { path: ss }, body: { note: 'fleet migration' } }),
+    );
+    await ok(
+      api.POST('/v2/clients/{client_id}/schedules/{schedule_id}/unpause', { params: { path: ss }, body: { note: 'migration done' } }),
+    );
+    await ok(api.POST('/v2/clients/{client_id}/schedules/{schedule_id}/trigger', { params: { path: ss }, body: {} }));
+    await ok(api.POST('/v2/clients/{client_id}/schedules/{schedule_id}/backfill', { params: { path: ss }, body: backfill }));
+    await ok(api.DELETE('/v2/clients/{client_id}/schedules/{schedule_id}', { params: { path: ss } }));
+
+    const nightlyUtc = { cron: ['30 */3 * * *'], time_zone: 'UTC' };
+    const trainingSchedule = await ok(
+      api.POST('/v2/training-schedules', {
+        params: { query: { dry_run: 'false' } },
+        body: {
+          model_id: 'fare-model',
+          model_version: '2',
+          input: { epochs: 3 },
+          spec: nightlyUtc,
+          description: 'retraining every three hours',
+        },
+      }),
+    );
+    const ts = { schedule_id: trainingSchedule.schedule_id };
+    await ok(api.GET('/v2/training-schedules/{schedule_id}', { params: { path: ts } }));
+    await ok(api.GET('/v2/training-schedules', { params: { query: { model_id: 'fare-model' } } }));
+    await ok(api.PUT('/v2/training-schedules/{schedule_id}', { params: { path: ts }, body: { input: { epochs: 5 } } }));
+    await ok(api.POST('/v2/training-schedules/{schedule_id}/pause', { params: { path: ts }, body: { note: 'data freeze' } }));
+    await ok(api.POST('/v2/training-schedules/{schedule_id}/unpause', { params: { path: ts }, body: {} }));
+    await ok(api.POST('/v2/training-schedules/{schedule_id}/trigger', { params: { path: ts }, body: { overlap: 'skip' } }));
+    await ok(api.POST('/v2/training-schedules/{schedule_id}/backfill', { params: { path: ts }, body: backfill }));
+    await ok(api.DELETE('/v2/training-schedules/{schedule_id}', { params: { path: ts } }));
+
+    const hourly = { intervals: [{ every_seconds: 3600, offset_seconds: 900 }] };
+    const inference = await ok(
+      api.POST('/v2/inference-schedules', {
+        params: { query: { dry_run: 'false' } },
+        body: {
+          model_id: 'fare-notifier',
+          model_version: '1',
+          input: { route: 'FRA-JFK' },
+          spec: hourly,
+          policies: { overlap: 'buffer_one' },
+          // Created paused: no live fire lands in the recorded answers.
+          paused: true,
+          note: 'starts after review',
+        },
+      }),
+    );
+    const is = { schedule_id: inference.schedule_id };
+    await ok(api.GET('/v2/inference-schedules/{schedule_id}', { params: { path: is } }));
+    await ok(api.GET('/v2/inference-schedules', { params: { query: { model_id: 'fare-notifier' } } }));
+    await ok(api.PUT('/v2/inference-schedules/{schedule_id}', { params: { path: is }, body: { description: 'hourly at :15' } }));
+    await ok(api.POST('/v2/inference-schedules/{schedule_id}/pause', { params: { path: is }, body: { note: 'holiday' } }));
+    await ok(api.POST('/v2/inference-schedules/{schedule_id}/unpause', { params: { path: is }, body: {} }));
+    await ok(api.POST('/v2/inference-schedules/{schedule_id}/trigger', { params: { path: is }, body: {} }));
+    await ok(
+      api.POST('/v2/inference-schedules/{schedule_id}/backfill', {
+        params: { path: is },
+        body: { start_at: backfill.start_at, end_at: '2026-11-01T02:00:00.000Z', overlap: 'buffer_all' },
+      }),
+    );
+    await ok(api.DELETE('/v2/inference-schedules/{schedule_id}', { params: { path: is } }));
+
     // Webhooks, last: nothing changes after they exist, so their logs hold only the walk's pings.
     const receiver = await startReceiver();
     try {

@@ -14,7 +14,7 @@ export const IDENTIFIER_PATTERN = id.pattern;
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 /** Path parameters stored as uuid columns: anything else must be refused before Postgres sees it (22P02). */
-const UUID_PATH_PARAMETERS = new Set(['subscription_id', 'webhook_id', 'delivery_id']);
+const UUID_PATH_PARAMETERS = new Set(['subscription_id', 'webhook_id', 'delivery_id', 'schedule_id']);
 
 /** The schema of a path parameter: a UUID where the column is one, else the shared identifier pattern. */
 export function pathParameterSchema(name: string): { type: 'string'; pattern: string; format?: 'uuid' } {

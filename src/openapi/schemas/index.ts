@@ -5,6 +5,7 @@ import { assignmentSchemas } from './assignments';
 import { jobSchemas } from './jobs';
 import { webhookSchemas } from './webhooks';
 import { changeSafetySchemas } from './change-safety';
+import { scheduleSchemas } from './schedules';
 
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
@@ -17,4 +18,5 @@ export const schemas: Record<string, object> = {
   ...jobSchemas,
   ...webhookSchemas,
   ...changeSafetySchemas,
+  ...scheduleSchemas,
 };

@@ -3,7 +3,7 @@ import { id, dateTime, described, obj, ts } from './common';
 
 const nullable = (schema: { type: string }, description: string) => ({ ...schema, type: [schema.type, 'null'], description });
 const jobStatus = { enum: ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'] };
-const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun'] };
+const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule'] };
 /** Temporal's priority key (docs/fairness.md, "Priority"). */
 export const jobPriority = described(
   "The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4)",
@@ -34,6 +34,8 @@ export const jobSchemas: Record<string, object> = {
       'metadata',
       'root_job_id',
       'depth',
+      'schedule_id',
+      'scheduled_at',
       'created_at',
       'temporal_workflow_id',
       'temporal_url',
@@ -59,6 +61,11 @@ export const jobSchemas: Record<string, object> = {
       root_job_id: described('The first job of its cascade tree (the job itself unless it is a cascade)', { type: 'string' }),
       depth: described('Cascade depth: 0 for a root, its parent’s depth + 1 for a cascade', { type: 'integer', minimum: 0 }),
       rerun_of: nullable({ type: 'string' }, 'For re-runs: the job it re-runs'),
+      schedule_id: nullable({ type: 'string' }, 'For scheduled jobs (trigger `schedule`): the schedule that started it'),
+      scheduled_at: nullable(
+        { type: 'string' },
+        "For scheduled jobs: the fire's nominal time (the job id is derived from the schedule and it)",
+      ),
       cancelled_by: nullable({ type: 'string' }, 'For cancelled jobs: who cancelled it (`user:<name>`, `client:<id>`, or `temporal`)'),
       cancel_reason: nullable({ type: 'string' }, 'For cancelled jobs: the reason given'),
       input: nullable({ type: 'object' }, 'What the handler received'),
@@ -112,6 +119,8 @@ export const jobSchemas: Record<string, object> = {
             'model_version',
             'job_type',
             'trigger',
+            'schedule_id',
+            'scheduled_at',
             'status',
             'error',
             'cascade_error',
@@ -128,6 +137,8 @@ export const jobSchemas: Record<string, object> = {
             model_version: described('Its model version', id),
             job_type: described('What the handler was asked to do', { enum: ['inference', 'training'] }),
             trigger: described('What started it', jobTrigger),
+            schedule_id: nullable({ type: 'string' }, 'The schedule that started it, for a scheduled job'),
+            scheduled_at: nullable({ type: 'string' }, "The fire's nominal time, for a scheduled job"),
             status: described('Its status', jobStatus),
             error: nullable({ type: 'object' }, 'What its handler reported on failure, or why it failed'),
             cascade_error: nullable({ type: 'string' }, 'Why its cascade entry failed after the job was written (its start), if it did'),

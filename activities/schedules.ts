@@ -1,0 +1,40 @@
+import { Context } from '@temporalio/activity';
+import type { FireOutcome, ScheduleFires } from '../src/domain/schedule-fires';
+import type { JobGateway } from '../src/temporal/job-gateway';
+import { classifiedActivities } from './classified';
+
+/** Longest one attempt of `awaitScheduledJob` waits; the workflow asks again (its start-to-close is 6 minutes). */
+const AWAIT_MS = 5 * 60_000;
+
+/** The fire workflow's side effects (src/domain/schedule-fires.ts), closing over the worker's dependencies. */
+export function createScheduleActivities(deps: { fires: ScheduleFires; gateway: JobGateway }) {
+  const { fires } = deps;
+  const decided = classifiedActivities({
+    fireSchedule(input: { scheduleId: string; nominalTime: string; workflowId: string }): Promise<FireOutcome> {
+      return fires.fire(input.scheduleId, new Date(input.nominalTime), input.workflowId);
+    },
+
+    /** Records the job cancelled and cancels its workflow, like POST /v2/jobs/{job_id}/cancel. */
+    async cancelScheduledJob(jobId: string, reason: string): Promise<void> {
+      await fires.cancelJob(jobId, reason);
+      await deps.gateway.cancel(jobId);
+    },
+  });
+  return {
+    ...decided,
+    /**
+     * The job's final status, or null after AWAIT_MS; heartbeats, so a cancellation of the fire reaches it (and is
+     * thrown as it is, not classified: the workflow tells a cancellation by its type).
+     */
+    async awaitScheduledJob(jobId: string): Promise<string | null> {
+      const context = Context.current();
+      const status = await Promise.race([
+        fires.awaitFinal(jobId, AWAIT_MS, () => context.heartbeat(), context.cancellationSignal),
+        context.cancelled,
+      ]);
+      return status ?? null;
+    },
+  };
+}
+
+export type ScheduleActivities = ReturnType<typeof createScheduleActivities>;

@@ -1,0 +1,247 @@
+import {
+  type Client,
+  type ScheduleOptions,
+  type ScheduleSpec as TemporalSpec,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import * as sa from '../../workflows/search-attributes';
+import type { ScheduledJobInput } from '../../workflows/schedule-definitions';
+import type { OverlapPolicy, ScheduleSpec, SchedulePolicies } from '../shapes';
+
+/**
+ * The one place the service talks to Temporal about schedules: the Temporal Schedule id, the fire workflow it
+ * starts, the memo and search attributes that make it findable in the Web UI's Schedules view, and every call.
+ */
+
+const PREFIX = 'schedule-';
+
+export function temporalScheduleIdFor(scheduleId: string): string {
+  return `${PREFIX}${scheduleId}`;
+}
+
+/** The schedule id of a Temporal Schedule this service made, or undefined for any other. */
+export function scheduleIdOf(temporalScheduleId: string): string | undefined {
+  return temporalScheduleId.startsWith(PREFIX) ? temporalScheduleId.slice(PREFIX.length) : undefined;
+}
+
+/** What Temporal needs of a schedule row, with the labels its memo, search attributes and summary show. */
+export interface ScheduleDefinition {
+  scheduleId: string;
+  action: 'training' | 'inference' | 'service_inference';
+  spec: ScheduleSpec;
+  policies: SchedulePolicies;
+  paused: boolean;
+  note: string;
+  labels: {
+    clientId: string | null;
+    domainId: string | null;
+    serviceId: string | null;
+    modelId: string | null;
+    modelVersion: string | null;
+    description: string;
+  };
+}
+
+export interface ScheduleState {
+  paused: boolean;
+  note: string;
+  nextFireTimes: Date[];
+  /** Fire workflows running now. */
+  running: number;
+  createdAt: Date;
+}
+
+/** Temporal refused the calendar (its own validation, behind ours): the message says what, for a 400. */
+export class ScheduleSpecRefused extends Error {}
+
+export interface ScheduleGateway {
+  /** Creates the Temporal Schedule; one that exists already is left as it is ('existing'). */
+  create(def: ScheduleDefinition): Promise<'created' | 'existing'>;
+  /** Replaces calendar, policies and labels; the paused state is kept (pause/unpause change it). */
+  update(def: ScheduleDefinition): Promise<void>;
+  delete(scheduleId: string): Promise<'deleted' | 'absent'>;
+  pause(scheduleId: string, note: string): Promise<void>;
+  unpause(scheduleId: string, note: string): Promise<void>;
+  /** One fire now; its nominal time is the time Temporal takes it. */
+  trigger(scheduleId: string, overlap: OverlapPolicy): Promise<void>;
+  /** The fires of [start, end] as if that time passed now. */
+  backfill(scheduleId: string, start: Date, end: Date, overlap: OverlapPolicy): Promise<void>;
+  /** Paused state, note and next fire times; undefined when Temporal has no such schedule. */
+  describe(scheduleId: string): Promise<ScheduleState | undefined>;
+  /** Ids of every schedule this service has in the namespace (for the reconciler). */
+  listIds(): Promise<string[]>;
+  /** The schedule in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
+  uiUrl(scheduleId: string): string | null;
+}
+
+const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
+  skip: ScheduleOverlapPolicy.SKIP,
+  buffer_one: ScheduleOverlapPolicy.BUFFER_ONE,
+  buffer_all: ScheduleOverlapPolicy.BUFFER_ALL,
+  cancel_other: ScheduleOverlapPolicy.CANCEL_OTHER,
+  allow_all: ScheduleOverlapPolicy.ALLOW_ALL,
+};
+
+function temporalSpec(spec: ScheduleSpec): TemporalSpec {
+  return {
+    cronExpressions: spec.cron ?? [],
+    intervals: (spec.intervals ?? []).map((i) => ({ every: i.every_seconds * 1000, offset: (i.offset_seconds ?? 0) * 1000 })),
+    timezone: spec.time_zone ?? 'UTC',
+    startAt: spec.start_at ? new Date(spec.start_at) : undefined,
+    endAt: spec.end_at ? new Date(spec.end_at) : undefined,
+    jitter: (spec.jitter_seconds ?? 0) * 1000,
+  };
+}
+
+function temporalPolicies(def: ScheduleDefinition) {
+  const { policies } = def;
+  return {
+    overlap: OVERLAP[policies.overlap],
+    catchupWindow: policies.catchup_window_seconds * 1000,
+    pauseOnFailure: policies.pause_on_failure,
+  };
+}
+
+/**
+ * Job attributes the namespace already defines, on the schedule itself (not on its fire workflows, which would
+ * then show in job lists filtered by tenant): `ClientId = "acme"` finds a tenant's schedules. No slot is added.
+ */
+function searchAttributes(def: ScheduleDefinition): SearchAttributePair[] {
+  const { labels } = def;
+  const pairs: SearchAttributePair[] = [
+    { key: sa.JOB_TYPE, value: def.action === 'training' ? 'training' : 'inference' },
+    { key: sa.JOB_TRIGGER, value: 'schedule' },
+  ];
+  if (labels.modelId) pairs.push({ key: sa.MODEL_ID, value: labels.modelId });
+  if (labels.modelVersion) pairs.push({ key: sa.MODEL_VERSION, value: labels.modelVersion });
+  if (labels.clientId) pairs.push({ key: sa.CLIENT_ID, value: labels.clientId });
+  if (labels.domainId) pairs.push({ key: sa.DOMAIN_ID, value: labels.domainId });
+  if (labels.serviceId) pairs.push({ key: sa.SERVICE_ID, value: labels.serviceId });
+  return pairs;
+}
+
+function target(def: ScheduleDefinition): string {
+  const { labels } = def;
+  if (def.action === 'service_inference') return `re-scoring of ${labels.clientId}/${labels.domainId}/${labels.serviceId}`;
+  return `${def.action} of ${labels.modelId}@${labels.modelVersion}`;
+}
+
+export function createScheduleGateway(options: { client: Client; taskQueue: string; namespace: string; uiUrl?: string }): ScheduleGateway {
+  const { client, taskQueue, namespace, uiUrl } = options;
+  // Bounded like a job start: a Temporal that does not answer gives the caller a 503, not a hung request.
+  const bounded = <T>(fn: () => Promise<T>) => client.withDeadline(Date.now() + 5000, fn);
+  const handle = (scheduleId: string) => client.schedule.getHandle(temporalScheduleIdFor(scheduleId));
+
+  function action(def: ScheduleDefinition): ScheduleOptions['action'] {
+    const input: ScheduledJobInput = { scheduleId: def.scheduleId };
+    return {
+      type: 'startWorkflow',
+      workflowType: 'scheduledJobWorkflow',
+      // Temporal appends each fire's nominal time: `schedule-<id>-2031-07-01T02:00:00Z`.
+      workflowId: temporalScheduleIdFor(def.scheduleId),
+      taskQueue,
+      args: [input],
+      staticSummary: `fire of schedule ${def.scheduleId}: ${target(def)}`,
+    };
+  }
+
+  async function refusingSpec<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await bounded(fn);
+    } catch (err) {
+      // The client turns the server's "Invalid schedule spec" into a TypeError with the server's reason.
+      if (err instanceof TypeError) throw new ScheduleSpecRefused(err.message);
+      throw err;
+    }
+  }
+
+  return {
+    async create(def) {
+      try {
+        await refusingSpec(() =>
+          client.schedule.create({
+            scheduleId: temporalScheduleIdFor(def.scheduleId),
+            spec: temporalSpec(def.spec),
+            action: action(def),
+            policies: temporalPolicies(def),
+            state: { paused: def.paused, note: def.note },
+            memo: {
+              schedule_id: def.scheduleId,
+              action: def.action,
+              target: target(def),
+              client_id: def.labels.clientId,
+              description: def.labels.description,
+            },
+            typedSearchAttributes: searchAttributes(def),
+          }),
+        );
+        return 'created';
+      } catch (err) {
+        if (err instanceof ScheduleAlreadyRunning) return 'existing';
+        throw err;
+      }
+    },
+    async update(def) {
+      await refusingSpec(() =>
+        handle(def.scheduleId).update((previous) => ({
+          ...previous,
+          spec: temporalSpec(def.spec),
+          action: action(def),
+          policies: temporalPolicies(def),
+          typedSearchAttributes: searchAttributes(def),
+        })),
+      );
+    },
+    async delete(scheduleId) {
+      try {
+        await bounded(() => handle(scheduleId).delete());
+        return 'deleted';
+      } catch (err) {
+        if (err instanceof ScheduleNotFoundError) return 'absent';
+        throw err;
+      }
+    },
+    async pause(scheduleId, note) {
+      await bounded(() => handle(scheduleId).pause(note));
+    },
+    async unpause(scheduleId, note) {
+      await bounded(() => handle(scheduleId).unpause(note));
+    },
+    async trigger(scheduleId, overlap) {
+      await bounded(() => handle(scheduleId).trigger(OVERLAP[overlap]));
+    },
+    async backfill(scheduleId, start, end, overlap) {
+      await bounded(() => handle(scheduleId).backfill({ start, end, overlap: OVERLAP[overlap] }));
+    },
+    async describe(scheduleId) {
+      try {
+        const d = await bounded(() => handle(scheduleId).describe());
+        return {
+          paused: d.state.paused,
+          note: d.state.note ?? '',
+          nextFireTimes: d.info.nextActionTimes,
+          running: d.info.runningActions.length,
+          createdAt: d.info.createdAt,
+        };
+      } catch (err) {
+        if (err instanceof ScheduleNotFoundError) return undefined;
+        throw err;
+      }
+    },
+    async listIds() {
+      const ids: string[] = [];
+      for await (const summary of client.schedule.list({ query: `ScheduleId STARTS_WITH "${PREFIX}"` })) {
+        const id = scheduleIdOf(summary.scheduleId);
+        if (id) ids.push(id);
+      }
+      return ids;
+    },
+    uiUrl(scheduleId) {
+      if (!uiUrl) return null;
+      return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/schedules/${encodeURIComponent(temporalScheduleIdFor(scheduleId))}`;
+    },
+  };
+}
