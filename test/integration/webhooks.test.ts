@@ -5,6 +5,7 @@ import { activeModel, eventually, initService, tenantWithDomain } from '../helpe
 import { startReceiver } from '../helpers/webhook-receiver';
 import { spawnWorkerProcess, killHard } from '../helpers/worker-process';
 import { testEnv } from '../helpers/test-env';
+import { ownDatabase } from '../helpers/own-temporal';
 import { verify } from '../../src/webhooks/signature';
 import { webhookDispatcherFor } from '../../src/temporal/webhook-dispatcher';
 import { createAssignmentsService } from '../../src/domain/assignments';
@@ -28,9 +29,14 @@ describe('outbound webhooks', () => {
   let h: Harness;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let dispatcher: ReturnType<typeof webhookDispatcherFor>;
+  let db: Awaited<ReturnType<typeof ownDatabase>>;
 
   beforeAll(async () => {
+    // A database of its own: the dispatcher fans out every undispatched event of its database, and the shared one
+    // holds thousands from the other files (a 500-job backlog, the fuzz walk), which it would read before this file's.
+    db = await ownDatabase();
     h = await Harness.start({
+      databaseUrl: db.url,
       worker: true,
       env: {
         ...WEBHOOK_ENV,
@@ -48,6 +54,7 @@ describe('outbound webhooks', () => {
     await dispatcher?.stop();
     await receiver.close();
     await h.stop();
+    await db.drop();
   });
 
   async function webhook(clientId: string, path: string, eventTypes: string[], extra: Record<string, unknown> = {}) {
@@ -259,7 +266,7 @@ describe('outbound webhooks', () => {
     const env = {
       ...WEBHOOK_ENV,
       WEBHOOK_DISPATCHER: 'on',
-      DATABASE_URL: testEnv.databaseUrl,
+      DATABASE_URL: db.url,
       TEMPORAL_ADDRESS: testEnv.temporalAddress,
       TEMPORAL_TASK_QUEUE: h.config.temporal.taskQueue,
       WORKER_SHUTDOWN_GRACE_SECONDS: '0',
