@@ -48,7 +48,9 @@ describe('fair dispatch', () => {
     it('gives jobs of no tenant a key of their own, and the priority the request names', async () => {
       const modelId = await activeModel(h);
       const res = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: { input: {}, priority: 5 } });
-      const described = await h.temporal.workflow.getHandle(`job-${res.body.job_id}`).describe();
+      // The workflow starts right after the 202, in the background: describe it once it exists.
+      const handle = h.temporal.workflow.getHandle(`job-${res.body.job_id}`);
+      const described = await eventually(() => handle.describe().catch(() => undefined), 20000, 'the job workflow to start');
       expect(described.priority).toEqual({ priorityKey: 5, fairnessKey: '~platform', fairnessWeight: 1 });
     });
   });
