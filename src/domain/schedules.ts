@@ -85,7 +85,13 @@ export function createSchedulesService(deps: {
       }),
       repo.recentRuns(knex, row.schedule_id, RECENT_RUNS),
     ]);
-    return toSchedule(row, live, runs, gateway.uiUrl(row.schedule_id));
+    // Temporal computes a new schedule's next action times in the schedule's own workflow, a moment after the
+    // create returns: until then (and when it does not answer) they come from the same calendar rules.
+    const times =
+      live?.nextFireTimes.length || row.paused
+        ? live
+        : { paused: row.paused, note: row.note, ...live, nextFireTimes: fireTimes(row.spec, new Date(), undefined, PREVIEW_FIRES) };
+    return toSchedule(row, times, runs, gateway.uiUrl(row.schedule_id));
   }
 
   /** Temporal's refusal of a calendar ours let through is still the caller's mistake: a 400 naming the spec. */
