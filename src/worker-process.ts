@@ -41,7 +41,7 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations, metrics, tracing });
   const gateway = jobGatewayFor(client, config, metrics);
   // Tests run several workers on their own task queues over one database: one reconciler must not take another's rows.
-  const reconciler = config.jobs.reconcilerEnabled ? startReconciler({ knex, gateway, log }) : undefined;
+  const reconciler = config.jobs.reconcilerEnabled ? startReconciler({ knex, gateway, log, metrics }) : undefined;
   // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
   const releaser = config.jobs.reconcilerEnabled ? slotReleaserFor({ knex, gateway, log, metrics, config }) : undefined;
   const dispatcher = webhookDispatcherFor({ knex, client, config, log });

@@ -141,7 +141,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       await workerRun;
       await connection.close();
     });
-    const reconciler = startReconciler({ knex, gateway, log });
+    const reconciler = startReconciler({ knex, gateway, log, metrics });
     cleanups.push(() => reconciler.stop());
     const releaser = slotReleaserFor({ knex, gateway, log, metrics, config });
     cleanups.push(() => releaser.stop());

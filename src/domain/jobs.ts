@@ -197,7 +197,7 @@ export function createJobsService(deps: {
     }
   }
 
-  const backgroundStarts = new Set<Promise<void>>();
+  const backgroundStarts = new Set<Promise<unknown>>();
   const starts = new FairStarts(START_CONCURRENCY);
   const start = jobStarter(deps);
 
@@ -266,7 +266,7 @@ export function createJobsService(deps: {
         metrics?.jobQueued(job.trigger, tenantClass(job.client_id, job.tenant_limits, deps.perTenantMetrics));
         return accepted;
       }
-      const started: Promise<void> = starts
+      const started: Promise<unknown> = starts
         .run(fair ? fairnessKeyFor(job.client_id) : '', () => start(job))
         .finally(() => backgroundStarts.delete(started));
       backgroundStarts.add(started);

@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { staleOrphans, type OrphanCursor } from '../db/jobs.repository';
+import { jobStarter } from '../domain/job-starter';
+import { UserSchemaCompiler } from '../domain/json-schemas';
+import type { ServiceMetrics } from '../observability/metrics';
 import type { JobGateway } from './job-gateway';
 import { redeliverUnconfirmed } from './outcome-redelivery';
 
@@ -39,11 +42,15 @@ export function startReconciler(deps: {
   knex: Knex;
   gateway: JobGateway;
   log: Logger;
+  metrics?: ServiceMetrics;
   everyMs?: number;
   graceSeconds?: number;
   redeliverEveryMs?: number;
   redeliverAfterSeconds?: number;
 }) {
+  // The API's start: a row Temporal refuses for good is marked failed, a transient failure leaves it for the next
+  // pass; neither stops the pass, so one bad row cannot keep every later one from starting.
+  const start = jobStarter({ ...deps, schemas: new UserSchemaCompiler() });
   const pass = async () => {
     try {
       // Rows pile up while Temporal is away (the API accepts jobs on a readiness answer up to a minute old): a pass
@@ -53,8 +60,8 @@ export function startReconciler(deps: {
         for (let i = 0; i < batch.length; i += STARTS_IN_FLIGHT) {
           await Promise.all(
             batch.slice(i, i + STARTS_IN_FLIGHT).map(async (job) => {
-              await deps.gateway.launch(job);
-              deps.log.info({ jobId: job.job_id }, 'reconciler started the workflow of a pending job');
+              if ((await start(job)) === 'started')
+                deps.log.info({ jobId: job.job_id }, 'reconciler started the workflow of a pending job');
             }),
           );
         }

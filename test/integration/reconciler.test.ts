@@ -5,17 +5,19 @@ import { insertModel } from '../../src/db/models.repository';
 import { insertJob, findJob } from '../../src/db/jobs.repository';
 import { markUnconfirmed } from '../../src/db/unconfirmed-outcomes.repository';
 import { startReconciler } from '../../src/temporal/reconciler';
-import type { CompletionDelivery, JobGateway } from '../../src/temporal/job-gateway';
+import { WorkflowStartRefused, type CompletionDelivery, type JobGateway } from '../../src/temporal/job-gateway';
 import type { CompletionReport } from '../../workflows/definitions';
 import { uuidv7 } from '../../src/ids';
 import { ownDatabase } from '../helpers/own-temporal';
 
 /** A gateway that records what the reconciler asks of Temporal and answers completions as told. */
-function standInGateway(answer: (jobId: string) => CompletionDelivery['kind'], temporalUp = true) {
+function standInGateway(answer: (jobId: string) => CompletionDelivery['kind'], temporalUp = true, startFails = new Map<string, Error>()) {
   const launched: string[] = [];
   const completed: { jobId: string; report: CompletionReport }[] = [];
   const gateway: JobGateway = {
     async launch(job) {
+      const failure = startFails.get(job.job_id);
+      if (failure) throw failure;
       launched.push(job.job_id);
       return 'started';
     },
@@ -81,6 +83,33 @@ describe('the reconciler', () => {
     }
     expect([...launched].sort()).toEqual([...pending].sort());
     expect(launched).not.toContain(fresh);
+  });
+
+  it('goes on past a start Temporal refuses for good (marked failed) and a transient one (left pending)', async () => {
+    const older = new Date(Date.now() - 180000);
+    const old = new Date(Date.now() - 120000);
+    // The oldest rows come first in a pass: the two failing starts are met before any other.
+    const refused = await job({ created_at: older });
+    const flaky = await job({ created_at: older });
+    const others = await Promise.all(Array.from({ length: 5 }, () => job({ created_at: old })));
+    const fails = new Map<string, Error>([
+      [refused, new WorkflowStartRefused('Temporal refused to start the job: namespace not found', { cause: new Error('NOT_FOUND') })],
+      [flaky, new Error('14 UNAVAILABLE: connection refused')],
+    ]);
+    const { gateway, launched } = standInGateway(() => 'answered', true, fails);
+    const reconciler = startReconciler({ knex, gateway, log: quiet, everyMs: 3600000, redeliverEveryMs: 3600000 });
+    try {
+      await reconciler.runOnce();
+    } finally {
+      await reconciler.stop();
+    }
+    // Rows of the other tests are still pending too: look at this test's own.
+    const mine = new Set([refused, flaky, ...others]);
+    expect(launched.filter((id) => mine.has(id)).sort()).toEqual([...others].sort());
+    const refusedRow = await findJob(knex, refused);
+    expect(refusedRow?.status).toBe('failure');
+    expect(refusedRow?.error).toMatchObject({ reason: 'start_refused' });
+    expect((await findJob(knex, flaky))?.status).toBe('pending');
   });
 
   it('reports each outcome Temporal did not confirm to its workflow again, as recorded, and keeps those no workflow answered', async () => {
