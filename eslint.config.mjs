@@ -11,8 +11,8 @@ const layers = [
   ],
   [
     'src/domain/**',
-    ['**/http/**', '**/routes/**', '@temporalio/*', '**/activities/**'],
-    'application services reach Temporal through src/temporal/job-gateway.ts',
+    ['**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
+    'application services reach Temporal through the ports in src/domain/ports, which src/temporal implements',
   ],
   ['src/routes/**', ['**/db/**', '**/temporal/**', '@temporalio/*', '**/activities/**'], 'routes call application services only'],
   ['src/http/**', ['**/db/**', '**/temporal/**', '**/routes/**', '**/activities/**'], 'HTTP plumbing knows no storage or workflow'],

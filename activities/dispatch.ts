@@ -3,6 +3,7 @@ import { ECSClient, RunTaskCommand, StopTaskCommand, type LaunchType } from '@aw
 import { ApplicationFailure } from '@temporalio/activity';
 import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
 import { classifyFailure } from '../src/failure-classes';
+import { workflowIdFor } from '../src/domain/ports/job-gateway';
 import { toActivityFailure, DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
 import type { Handler } from '../src/shapes';
@@ -88,7 +89,8 @@ async function runTask(
         cluster,
         taskDefinition,
         count: 1,
-        startedBy: `job-${payload.job_id}`.slice(0, 36),
+        // ECS's startedBy takes 36 characters: the workflow id's start, enough to find the task by job.
+        startedBy: workflowIdFor(payload.job_id).slice(0, 36),
         // ECS runs one task per client token, so a dispatch retried after a lost answer starts no second task.
         clientToken: payload.job_id,
         ...(launch.launch_type ? { launchType: launch.launch_type as LaunchType } : {}),

@@ -6,7 +6,7 @@ import type { FinishedJob, RecordedOutcome } from '../src/domain/job-outcomes';
 import { CascadeRejected, type FireInput } from '../src/domain/cascades';
 import { createJobRuns, JobMissing } from '../src/domain/job-runs';
 import type { UserSchemaCompiler } from '../src/domain/json-schemas';
-import type { JobGateway } from '../src/temporal/job-gateway';
+import type { JobGateway } from '../src/domain/ports/job-gateway';
 import type { ServiceMetrics } from '../src/observability/metrics';
 import type { JobSlots } from '../src/domain/job-slots';
 import { launchInLinkedTrace } from '../src/observability/trace-links';

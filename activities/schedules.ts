@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { FireOutcome, ScheduleFires } from '../src/domain/schedule-fires';
-import type { JobGateway } from '../src/temporal/job-gateway';
+import type { JobGateway } from '../src/domain/ports/job-gateway';
 import { classifiedActivities } from './classified';
 
 /** Longest one attempt of `awaitScheduledJob` waits; the workflow asks again (its start-to-close is 6 minutes). */

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
-import type { JobGateway } from './temporal/job-gateway';
+import type { JobGateway } from './domain/ports/job-gateway';
 import { errorMiddleware } from './http/error-middleware';
 import { InvalidInputError, PayloadTooLargeError } from './errors';
 import { requestContext, requireJsonBody, guardInput } from './http/request-context';

@@ -4,7 +4,7 @@ import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { UserSchemaCompiler } from './json-schemas';
-import type { JobGateway } from '../temporal/job-gateway';
+import type { JobGateway } from './ports/job-gateway';
 import { deterministicUuid } from '../ids';
 
 /** A cascade that can never succeed however often it is retried (bad payload, no active version, ...). */

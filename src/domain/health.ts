@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { JobGateway } from '../temporal/job-gateway';
+import type { JobGateway } from './ports/job-gateway';
 import { pendingMigrations } from '../db/migration-status';
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

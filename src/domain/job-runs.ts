@@ -4,7 +4,7 @@ import * as jobs from '../db/jobs.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { Handler } from '../shapes';
 import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '../../workflows/definitions';
-import type { JobGateway } from '../temporal/job-gateway';
+import type { JobGateway } from './ports/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
 import {
@@ -17,7 +17,7 @@ import {
   type RecordedOutcome,
 } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
-import { WorkflowStartRefused } from '../temporal/job-gateway';
+import { WorkflowStartRefused } from './ports/job-gateway';
 import type { JobSlots } from './job-slots';
 import { tenantClass } from './limits';
 

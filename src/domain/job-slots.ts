@@ -3,7 +3,7 @@ import { findClient } from '../db/clients.repository';
 import type { Db } from '../db/types';
 import { inTransaction } from '../db/transaction';
 import { effectiveLimits, tenantClass, type LimitDefaults, type TenantLimits } from './limits';
-import { fairnessKeyFor } from '../temporal/job-gateway';
+import { fairnessKeyFor } from './ports/job-gateway';
 import { FairStarts } from './fair-starts';
 import { jobStarter, type StarterDeps } from './job-starter';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobView } from '../db/jobs.repository';
-import { WorkflowStartRefused, type JobGateway } from '../temporal/job-gateway';
+import { WorkflowStartRefused, type JobGateway } from './ports/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
 import { markStartRefused } from './job-outcomes';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
 import { confirmOutcome } from '../db/unconfirmed-outcomes.repository';
-import { fairnessKeyFor, workflowIdFor, type JobGateway } from '../temporal/job-gateway';
+import { fairnessKeyFor, workflowIdFor, type JobGateway } from './ports/job-gateway';
 import { recordCancellation } from './job-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';

@@ -10,7 +10,7 @@ import { uuidv7 } from '../ids';
 import { InvalidInputError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { OverlapPolicy, SchedulePolicies } from '../shapes';
 import type { Schemas } from '../openapi/types';
-import { ScheduleSpecRefused, type ScheduleDefinition, type ScheduleGateway } from '../temporal/schedule-gateway';
+import { ScheduleSpecRefused, type ScheduleDefinition, type ScheduleGateway } from './ports/schedule-gateway';
 import { assertValidSpec, fireTimes } from './schedule-spec';
 import { toSchedule } from './schedule-views';
 import type { ScheduleFires } from './schedule-fires';

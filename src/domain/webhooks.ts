@@ -9,7 +9,7 @@ import { recordEvent } from '../webhooks/outbox';
 import { newSecret } from '../webhooks/signature';
 import { checkTarget, TargetPolicy, TargetRefused } from '../webhooks/target-policy';
 import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES, EventType } from '../webhooks/event-types';
-import type { WebhookLauncher } from '../temporal/webhook-launcher';
+import type { WebhookLauncher } from './ports/webhook-launcher';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 
 /** Whose endpoints: a tenant's, or (null) the platform-wide ones. */

@@ -4,14 +4,9 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Priority, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
-import {
-  completeJobUpdate,
-  COMPLETION_CONFLICT,
-  type CompletionReport,
-  type CompletionResult,
-  type ModelJobInput,
-} from '../../workflows/definitions';
+import { completeJobUpdate, COMPLETION_CONFLICT, type CompletionReport, type ModelJobInput } from '../../workflows/definitions';
 import { canonicalJson } from '../canonical-json';
+import { fairnessKeyFor, workflowIdFor, WorkflowStartRefused, type JobGateway, type Readiness } from '../domain/ports/job-gateway';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -20,25 +15,6 @@ import type { ServiceMetrics } from '../observability/metrics';
  * The one place the service talks to Temporal about jobs: the workflow id, the start options (id reuse and
  * conflict policies, search attributes, memo), the bounded start, the completion update, readiness and UI links.
  */
-
-export function workflowIdFor(jobId: string): string {
-  return `job-${jobId}`;
-}
-
-/** The fairness key of jobs of no tenant (jobs of the global model routes): not a client id, which starts alphanumeric. */
-export const PLATFORM_FAIRNESS_KEY = '~platform';
-const MAX_FAIRNESS_KEY_BYTES = 64;
-
-/**
- * The key Temporal's task-queue fairness balances dispatch by: the job's tenant (docs/fairness.md). Temporal takes at
- * most 64 bytes; a longer client id (they may have 128 characters) keeps its start and a hash of the whole, so two
- * tenants never share a key.
- */
-export function fairnessKeyFor(clientId: string | null): string {
-  if (clientId === null) return PLATFORM_FAIRNESS_KEY;
-  if (Buffer.byteLength(clientId) <= MAX_FAIRNESS_KEY_BYTES) return clientId;
-  return `${clientId.slice(0, 40)}~${createHash('sha256').update(clientId).digest('hex').slice(0, 16)}`;
-}
 
 /**
  * Temporal's priority of a job's workflow; its activities inherit it (the server merges the workflow's priority
@@ -86,52 +62,12 @@ function grpcCode(err: unknown): number | undefined {
   return undefined;
 }
 
-/** A start that retrying cannot fix; the job is marked failed instead of waiting for the reconciler. */
-export class WorkflowStartRefused extends Error {
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-    this.name = 'WorkflowStartRefused';
-  }
-}
-
-export type CompletionDelivery =
-  | { kind: 'answered'; result: CompletionResult }
-  /** The workflow refused the report: it contradicts the recorded one, or the job timed out. */
-  | { kind: 'conflict'; message: string }
-  /** The workflow has closed: the job record holds the answer. */
-  | { kind: 'closed' }
-  /** No answer within the wait: the job's record says whether the report was taken (it is recorded with its answer). */
-  | { kind: 'unanswered'; cause: unknown };
-
 /**
  * The same report always carries the same update id, so a repeat after a 503 joins the first attempt
  * (Temporal deduplicates updates by id) instead of queueing another.
  */
 export function completionUpdateId(report: CompletionReport): string {
   return `complete-${createHash('sha256').update(canonicalJson(report)).digest('hex').slice(0, 32)}`;
-}
-
-export type Readiness = { ok: true } | { ok: false; reason: string };
-
-export interface JobGateway {
-  /**
-   * Starts the job's workflow exactly once: a second start, while the first run is open or after it closed,
-   * is a no-op ('existing'). Throws WorkflowStartRefused for errors no retry fixes; others are transient.
-   */
-  launch(job: JobView): Promise<'started' | 'existing'>;
-  /** Whether a job could start now: Temporal answers and the namespace defines the job search attributes. */
-  readiness(): Promise<Readiness>;
-  /** A round trip to the frontend, bounded by a gRPC deadline of 3 s (the client's own retries end with it). */
-  ping(): Promise<void>;
-  /** Delivers a completion report as the workflow's `completeJob` update, waiting at most `waitSeconds` for its answer. */
-  complete(jobId: string, report: CompletionReport, waitSeconds: number): Promise<CompletionDelivery>;
-  /**
-   * Requests cancellation of the job's workflow (the workflow stops waiting, records nothing more and fires no
-   * cascade). 'closed' when no open workflow exists (never started, or already closed).
-   */
-  cancel(jobId: string): Promise<'requested' | 'closed'>;
-  /** Link to the job in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
-  uiUrl(jobId: string): string | null;
 }
 
 export function createJobGateway(options: {

@@ -4,7 +4,7 @@ import { staleOrphans, type OrphanCursor } from '../db/jobs.repository';
 import { jobStarter } from '../domain/job-starter';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import type { ServiceMetrics } from '../observability/metrics';
-import type { JobGateway } from './job-gateway';
+import type { JobGateway } from '../domain/ports/job-gateway';
 import { redeliverUnconfirmed } from './outcome-redelivery';
 
 const ORPHANS_PER_BATCH = 100;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { reconcileSchedules } from '../domain/schedules';
-import type { ScheduleGateway } from './schedule-gateway';
+import type { ScheduleGateway } from '../domain/ports/schedule-gateway';
 
 /**
  * A schedule's row and its Temporal Schedule change in one transaction, but a commit can still be lost after

@@ -5,7 +5,7 @@ import type { ServiceMetrics } from '../observability/metrics';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import { createJobSlots } from '../domain/job-slots';
 import { startSlotReleaser } from '../domain/slot-releaser';
-import type { JobGateway } from './job-gateway';
+import type { JobGateway } from '../domain/ports/job-gateway';
 
 /** The releaser of held jobs (src/domain/slot-releaser.ts) as configured: limit defaults and metric labels from the config. */
 export function slotReleaserFor(deps: {

@@ -4,7 +4,8 @@ import * as repo from '../db/webhooks.repository';
 import { inTransaction } from '../db/transaction';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { createWebhookLauncher, WebhookLauncher, WebhookQueue } from './webhook-launcher';
+import { createWebhookLauncher } from './webhook-launcher';
+import type { WebhookLauncher, WebhookQueue } from '../domain/ports/webhook-launcher';
 
 /** Events fanned out per transaction. */
 const BATCH = 100;

@@ -1,20 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { WebhookConfig } from '../webhooks/config';
+import type { WebhookLauncher } from '../domain/ports/webhook-launcher';
 import { WEBHOOK_QUEUE_WOKEN, type WebhookQueueInput } from '../../workflows/webhook-definitions';
 
 export function webhookWorkflowId(webhookId: string, orderingKey: string): string {
   return `webhook-${webhookId}-${orderingKey}`;
-}
-
-export interface WebhookQueue {
-  webhook_id: string;
-  ordering_key: string;
-}
-
-export interface WebhookLauncher {
-  /** Makes sure the queue's delivery workflow runs: starts one, or leaves the open one to find the new delivery. */
-  launch(queue: WebhookQueue): Promise<void>;
 }
 
 /**

@@ -6,7 +6,7 @@ import * as models from '../db/models.repository';
 import * as subscriptions from '../db/subscriptions.repository';
 import type { AssignmentRow, Scope } from '../db/assignments.repository';
 import { toAssignment, toJob, toService, toSubscription, toVersion } from '../domain/views';
-import { workflowIdFor } from '../temporal/job-gateway';
+import { workflowIdFor } from '../domain/ports/job-gateway';
 import { jobEventType, EventType, PING_EVENT_TYPE } from './event-types';
 
 /**

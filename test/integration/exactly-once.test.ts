@@ -11,7 +11,7 @@ import { fireSubscription } from '../../src/domain/cascades';
 import { createJobRuns } from '../../src/domain/job-runs';
 import { UserSchemaCompiler } from '../../src/domain/json-schemas';
 import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/temporal/job-gateway';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 import { uuidv7 } from '../../src/ids';
 import pino from 'pino';
 

@@ -4,7 +4,7 @@ import { activeModel } from '../helpers/fixtures';
 import * as jobsRepo from '../../src/db/jobs.repository';
 import { createJobRuns } from '../../src/domain/job-runs';
 import { UserSchemaCompiler } from '../../src/domain/json-schemas';
-import { WorkflowStartRefused, type JobGateway } from '../../src/temporal/job-gateway';
+import { WorkflowStartRefused, type JobGateway } from '../../src/domain/ports/job-gateway';
 import { uuidv7 } from '../../src/ids';
 
 /**

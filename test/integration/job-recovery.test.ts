@@ -4,7 +4,7 @@ import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, tenantWithDomain, initService, eventually } from '../helpers/fixtures';
 import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/temporal/job-gateway';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 
 const SIMPLE = [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }];
 const lambdaHandlers = (fn: string) => ({ training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } });

@@ -5,7 +5,7 @@ import { insertModel } from '../../src/db/models.repository';
 import { insertJob, findJob } from '../../src/db/jobs.repository';
 import { markUnconfirmed } from '../../src/db/unconfirmed-outcomes.repository';
 import { startReconciler } from '../../src/temporal/reconciler';
-import { WorkflowStartRefused, type CompletionDelivery, type JobGateway } from '../../src/temporal/job-gateway';
+import { WorkflowStartRefused, type CompletionDelivery, type JobGateway } from '../../src/domain/ports/job-gateway';
 import type { CompletionReport } from '../../workflows/definitions';
 import { uuidv7 } from '../../src/ids';
 import { ownDatabase } from '../helpers/own-temporal';

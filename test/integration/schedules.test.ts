@@ -1,6 +1,7 @@
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
-import { createScheduleGateway, temporalScheduleIdFor } from '../../src/temporal/schedule-gateway';
+import { createScheduleGateway } from '../../src/temporal/schedule-gateway';
+import { temporalScheduleIdFor } from '../../src/domain/ports/schedule-gateway';
 import { reconcileSchedules } from '../../src/domain/schedules';
 import pino from 'pino';
 import { createScheduleFires, scheduledJobId } from '../../src/domain/schedule-fires';

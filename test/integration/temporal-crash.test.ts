@@ -4,7 +4,7 @@ import { Harness } from '../helpers/harness';
 import { activeModel, eventually } from '../helpers/fixtures';
 import { startOwnTemporal, ownDatabase, type CrashableTemporal } from '../helpers/own-temporal';
 import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/temporal/job-gateway';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 import { findJob } from '../../src/db/jobs.repository';
 import { JOB_STATUS } from '../../workflows/search-attributes';
 import { jobStateQuery } from '../../workflows/definitions';

@@ -1,6 +1,6 @@
 import { FairStarts } from '../../src/domain/fair-starts';
 import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/limits';
-import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/temporal/job-gateway';
+import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/domain/ports/job-gateway';
 import { loadConfig } from '../../src/config';
 import { dynamicConfigYaml, devServerArgs } from '../../src/temporal/server-tuning';
 
