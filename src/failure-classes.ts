@@ -3,7 +3,6 @@
  * Activities (activities/classified.ts) and the HTTP error middleware both ask here, so an outage is
  * retried by the worker and answered 503 by the API, and only errors retrying cannot fix fail a job.
  */
-import { isGrpcServiceError, ServiceError as TemporalServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 
 export type Dependency = 'Postgres' | 'Temporal' | 'AWS' | 'the identity provider';
 
@@ -116,13 +115,36 @@ const GRPC_OUTAGE_CODES = new Set([
   1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 10 /* ABORTED */, 13 /* INTERNAL */, 14 /* UNAVAILABLE */,
 ]);
 
+interface GrpcFields {
+  code: number;
+  details: string;
+  message: string;
+}
+
+/** A gRPC status error, recognised by its shape as the SDK's own `isGrpcServiceError` does. */
+function asGrpcError(err: unknown): GrpcFields | undefined {
+  const e = err as Partial<GrpcFields> & { metadata?: unknown };
+  return err instanceof Error && typeof e.details === 'string' && typeof e.code === 'number' && typeof e.metadata === 'object' && e.metadata
+    ? (e as GrpcFields)
+    : undefined;
+}
+
+/**
+ * Whether the error is of one of the Temporal client's error classes, by the marker the SDK puts on them for its
+ * cross-realm `instanceof` (`SymbolBasedInstanceOfError`): this module, which the repositories load, stays SDK-free.
+ */
+function isTemporalError(err: unknown, className: 'ServiceError' | 'WorkflowUpdateRPCTimeoutOrCancelledError'): boolean {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[Symbol.for(`__temporal_is${className}`)] === true;
+}
+
 function classifyTemporal(err: ErrorFields): FailureClass | undefined {
-  const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError(err.cause) ? err.cause : undefined;
+  const grpc = asGrpcError(err) ?? asGrpcError(err.cause);
   if (grpc) {
     return GRPC_OUTAGE_CODES.has(grpc.code) ? { kind: 'outage', dependency: 'Temporal', reason: grpc.details || grpc.message } : undefined;
   }
-  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return { kind: 'outage', dependency: 'Temporal', reason: err.message };
-  if (err instanceof TemporalServiceError) return { kind: 'outage', dependency: 'Temporal', reason: err.message };
+  if (isTemporalError(err, 'WorkflowUpdateRPCTimeoutOrCancelledError') || isTemporalError(err, 'ServiceError')) {
+    return { kind: 'outage', dependency: 'Temporal', reason: text(err.message) };
+  }
   return undefined;
 }
 

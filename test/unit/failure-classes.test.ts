@@ -1,6 +1,6 @@
 import { status as grpcStatus, Metadata } from '@grpc/grpc-js';
 import { ApplicationFailure } from '@temporalio/activity';
-import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { classifyFailure } from '../../src/failure-classes';
 import { toActivityFailure, UNKNOWN_FAILURE_ATTEMPTS } from '../../activities/classified';
 
@@ -52,6 +52,16 @@ describe('failure classes', () => {
       kind: 'outage',
       dependency: 'Temporal',
     });
+  });
+
+  it('Temporal outage: a client call that failed at the service, and a gRPC error in its cause', () => {
+    expect(classifyFailure(new ServiceError('Failed to start workflow'))).toMatchObject({ kind: 'outage', dependency: 'Temporal' });
+    const wrapped = Object.assign(new Error('wrapped'), { cause: grpcError(grpcStatus.UNAVAILABLE) });
+    expect(classifyFailure(wrapped)).toMatchObject({ kind: 'outage', dependency: 'Temporal', reason: 'grpc details' });
+  });
+
+  it('an error merely named like a Temporal one is not taken for it', () => {
+    expect(classifyFailure(Object.assign(new Error('x'), { name: 'ServiceError' }))).toEqual({ kind: 'unknown' });
   });
 
   it('Temporal refusal that is not an outage (NOT_FOUND) is left to the caller', () => {
