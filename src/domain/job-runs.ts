@@ -7,17 +7,9 @@ import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '
 import type { JobGateway } from './ports/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
-import {
-  finishJob,
-  markStartRefused,
-  recordCancellation,
-  recordedAnswer,
-  recordOutcome,
-  type FinishedJob,
-  type RecordedOutcome,
-} from './job-outcomes';
+import { finishJob, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
-import { WorkflowStartRefused } from './ports/job-gateway';
+import { jobStarter } from './job-starter';
 import type { JobSlots } from './job-slots';
 import { tenantClass } from './limits';
 
@@ -136,17 +128,8 @@ export function createJobRuns(deps: {
       const written = await jobs.findJobs(knex, jobIds);
       // Those past their tenant's cap are held; the releaser starts them as the tenant's jobs finish.
       const rows = deps.slots ? await deps.slots.admitWritten(written) : written.filter((j) => !j.queued_reason);
-      const outcomes = await Promise.allSettled(
-        rows.map(async (job) => {
-          try {
-            await gateway.launch(job);
-          } catch (err) {
-            if (!(err instanceof WorkflowStartRefused)) throw err;
-            await markStartRefused(knex, deps.schemas, deps.log, job.job_id, err, deps.metrics);
-            deps.log.error({ err, jobId: job.job_id }, 'Temporal refused the workflow start of a cascade job; the job is marked failed');
-          }
-        }),
-      );
+      const start = jobStarter({ ...deps, gateway }, { transient: 'throw' });
+      const outcomes = await Promise.allSettled(rows.map(start));
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
     },
