@@ -18,6 +18,27 @@ const layers = [
   ['src/http/**', ['**/db/**', '**/temporal/**', '**/routes/**', '**/activities/**'], 'HTTP plumbing knows no storage or workflow'],
   ['src/failure-classes.ts', ['@temporalio/*'], 'the repositories and the domain load it, and they stay SDK-free'],
   [
+    'src/webhooks/**',
+    ['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
+    'the sender, its signature and its target policy are infrastructure the domain and activities call',
+  ],
+  [
+    'src/auth/**',
+    ['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**'],
+    'tokens know no rules or storage',
+  ],
+  [
+    'src/observability/**',
+    ['**/db/**', '**/http/**', '**/routes/**', '**/activities/**'],
+    'metrics and tracing are called by every layer and call none but the ports they wrap',
+  ],
+  [
+    'src/openapi/**',
+    ['**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
+    'the document is data: schemas and the operation table, with the bounds and event names the domain defines',
+  ],
+  ['src/temporal/**', ['**/http/**', '**/routes/**'], 'the Temporal side knows no HTTP'],
+  [
     'activities/**',
     ['**/db/**', '**/routes/**', '**/http/**'],
     'activities call application functions (src/domain/job-runs.ts), not repositories',

@@ -13,7 +13,7 @@ import { AssignmentBlockedError, BlockingService, InvalidInputError, NotFoundErr
 import type { Db } from '../db/types';
 import { toAssignment, toDomain } from './views';
 import type { Schemas } from '../openapi/types';
-import { webhookEvents } from '../webhooks/outbox';
+import { webhookEvents } from './events/outbox';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext, type ChangePreview } from './dry-run';
 import type { AssignmentCompatibility, Compatibility } from './compatibility';
 

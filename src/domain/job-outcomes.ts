@@ -8,7 +8,7 @@ import type { UserSchemaCompiler } from './json-schemas';
 import { markUnconfirmed } from '../db/unconfirmed-outcomes.repository';
 import type { CompletionReport, ReportVia } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
-import { webhookEvents } from '../webhooks/outbox';
+import { webhookEvents } from './events/outbox';
 import { planCascades } from './cascades';
 
 export interface RecordedOutcome {

@@ -10,7 +10,7 @@ import { TERMINAL_JOB_STATUSES } from '../db/jobs.repository';
 import { findServiceByUuid, lockServiceByUuid, updateService } from '../db/services.repository';
 import type { Principal } from '../auth/principal';
 import type { Schemas } from '../openapi/types';
-import { webhookEvents } from '../webhooks/outbox';
+import { webhookEvents } from './events/outbox';
 
 type StartBody = Schemas['JobStartRequest'];
 

@@ -13,7 +13,7 @@ import { uuidv7 } from '../ids';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
-import { webhookEvents } from '../webhooks/outbox';
+import { webhookEvents } from './events/outbox';
 import { emptyPreview, inChangeTransaction, shows, UNATTRIBUTED, type ChangeContext } from './dry-run';
 import { narrowReport, type Compatibility } from './compatibility';
 import { activeAssignmentsOfModel } from '../db/assignments.repository';

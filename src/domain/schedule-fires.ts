@@ -12,8 +12,8 @@ import { requireModel, requireVersion } from './lookups';
 import { recordCancellation } from './job-outcomes';
 import type { JobsService } from './jobs';
 import type { createServicesService } from './services';
-import { webhookEvents } from '../webhooks/outbox';
-import { scheduleEvents } from '../webhooks/schedule-events';
+import { webhookEvents } from './events/outbox';
+import { scheduleEvents } from './events/schedule-events';
 
 /** How often a fire reads its job's status while it waits for the job to end. */
 const POLL_MS = 2000;

@@ -16,7 +16,7 @@ import { toSchedule } from './schedule-views';
 import type { ScheduleFires } from './schedule-fires';
 import { assertClientActive, requireClient } from './lookups';
 import { UNATTRIBUTED, type ChangeContext } from './dry-run';
-import { scheduleEvents } from '../webhooks/schedule-events';
+import { scheduleEvents } from './events/schedule-events';
 
 /** A schedule collection: a tenant's service re-scorings, or the schedules of model versions of one action. */
 export type ScheduleScope = { action: 'service_inference'; clientId: string } | { action: 'training' | 'inference' };

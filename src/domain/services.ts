@@ -16,7 +16,7 @@ import { canonicalJson } from './json-schemas';
 import { toService } from './views';
 import type { Schemas } from '../openapi/types';
 import { findVersion } from '../db/models.repository';
-import { webhookEvents } from '../webhooks/outbox';
+import { webhookEvents } from './events/outbox';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {

@@ -5,7 +5,7 @@ import type { WebhookConfig } from '../webhooks/config';
 import { signatureHeader } from '../webhooks/signature';
 import { postWebhook } from '../webhooks/sender';
 import { targetPolicy } from '../webhooks/target-policy';
-import { renderEventBody } from '../webhooks/event-body';
+import { renderEventBody } from './events/event-body';
 
 export type AttemptOutcome =
   | { outcome: 'delivered' | 'skipped' }

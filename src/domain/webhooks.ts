@@ -5,10 +5,10 @@ import { inTransaction } from '../db/transaction';
 import type { PageRequest } from '../db/pagination';
 import { mapPage } from '../db/pagination';
 import { requireClient } from './lookups';
-import { recordEvent } from '../webhooks/outbox';
+import { recordEvent } from './events/outbox';
 import { newSecret } from '../webhooks/signature';
 import { checkTarget, TargetPolicy, TargetRefused } from '../webhooks/target-policy';
-import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES, EventType } from '../webhooks/event-types';
+import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES, EventType } from './events/event-types';
 import type { WebhookLauncher } from './ports/webhook-launcher';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 

@@ -1,6 +1,6 @@
-import type { Db } from '../db/types';
-import type { ScheduleView } from '../db/schedules.repository';
-import { toScheduleRecord } from '../domain/schedule-views';
+import type { Db } from '../../db/types';
+import type { ScheduleView } from '../../db/schedules.repository';
+import { toScheduleRecord } from '../schedule-views';
 import { recordEvent } from './outbox';
 
 /** What a `schedule.changed` event announces. */

@@ -1,12 +1,12 @@
-import type { Db } from '../db/types';
-import { uuidv7 } from '../ids';
-import * as jobs from '../db/jobs.repository';
-import * as services from '../db/services.repository';
-import * as models from '../db/models.repository';
-import * as subscriptions from '../db/subscriptions.repository';
-import type { AssignmentRow, Scope } from '../db/assignments.repository';
-import { toAssignment, toJob, toService, toSubscription, toVersion } from '../domain/views';
-import { workflowIdFor } from '../domain/ports/job-gateway';
+import type { Db } from '../../db/types';
+import { uuidv7 } from '../../ids';
+import * as jobs from '../../db/jobs.repository';
+import * as services from '../../db/services.repository';
+import * as models from '../../db/models.repository';
+import * as subscriptions from '../../db/subscriptions.repository';
+import type { AssignmentRow, Scope } from '../../db/assignments.repository';
+import { toAssignment, toJob, toService, toSubscription, toVersion } from '../views';
+import { workflowIdFor } from '../ports/job-gateway';
 import { jobEventType, EventType, PING_EVENT_TYPE } from './event-types';
 
 /**

@@ -1,4 +1,4 @@
-import type { EventRow } from '../db/webhooks.repository';
+import type { EventRow } from '../../db/webhooks.repository';
 
 /**
  * The body of a delivery, `{type, timestamp, data}` (Standard Webhooks). Rendered once per attempt from the
