@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Db } from './types';
-import { paginate, paginateByKey, PageRequest, Page } from './pagination';
+import { paginate, paginateByKey } from './pagination';
+import { PageRequest, Page } from '../paging';
 import type { FeatureDefinition } from '../shapes';
 
 export interface AssignmentRow {

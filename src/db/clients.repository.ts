@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Db } from './types';
-import { paginate, PageRequest } from './pagination';
+import { paginate } from './pagination';
+import { PageRequest } from '../paging';
 import type { LimitsOverride } from '../shapes';
 
 export interface ClientRow {

@@ -3,7 +3,8 @@ import type { Handlers, LimitsOverride } from '../shapes';
 import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
 
 export type { CompletionResult, TriggeredEvent };
-import { paginate, PageRequest, Page } from './pagination';
+import { paginate } from './pagination';
+import { PageRequest, Page } from '../paging';
 
 export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out' | 'cancelled';
 export type JobType = 'inference' | 'training';

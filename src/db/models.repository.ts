@@ -1,5 +1,6 @@
 import { Db } from './types';
-import { paginate, PageRequest } from './pagination';
+import { paginate } from './pagination';
+import { PageRequest } from '../paging';
 import type { FeatureDefinition, Handlers } from '../shapes';
 
 export type VersionStatus = 'pending' | 'training' | 'active' | 'failed';

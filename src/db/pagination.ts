@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
 import { InvalidInputError } from '../errors';
 
-export { pageRequest, mapPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging';
-export type { PageRequest, Page } from '../paging';
 import type { PageRequest, Page } from '../paging';
 
 /** A cursor is what next_cursor gave out: base64url of [created_at as toISOString(), id]. */

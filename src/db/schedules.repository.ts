@@ -1,5 +1,6 @@
 import type { Db } from './types';
-import { paginate, type Page, type PageRequest } from './pagination';
+import { paginate } from './pagination';
+import { type Page, type PageRequest } from '../paging';
 import type { ScheduleSpec, SchedulePolicies } from '../shapes';
 
 export type ScheduleAction = 'training' | 'inference' | 'service_inference';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Db } from './types';
-import { paginate, PageRequest } from './pagination';
+import { paginate } from './pagination';
+import { PageRequest } from '../paging';
 import type { HandlerContracts } from './models.repository';
 
 export type SubscriptionStatus = 'active' | 'stale' | 'disabled';

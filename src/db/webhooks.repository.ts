@@ -1,6 +1,7 @@
 import { uuidv7 } from '../ids';
 import { Db, iso } from './types';
-import { paginate, mapPage, PageRequest, Page } from './pagination';
+import { paginate } from './pagination';
+import { mapPage, PageRequest, Page } from '../paging';
 
 export type EndpointStatus = 'active' | 'disabled' | 'failing';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';

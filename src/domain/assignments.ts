@@ -8,7 +8,7 @@ import { requireDomain, requireService, requireAssignableVersion } from './looku
 import type { FeatureRules } from './features';
 import { formatFeatureProblems } from './features';
 import { freezeIncompatibilities } from './freeze';
-import { mapPage, PageRequest } from '../db/pagination';
+import { mapPage, PageRequest } from '../paging';
 import { AssignmentBlockedError, BlockingService, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { toAssignment, toDomain } from './views';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as repo from '../db/clients.repository';
 import { requireClient } from './lookups';
-import { mapPage, type PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../paging';
 import { toClient } from './views';
 import type { LimitDefaults, LimitsOverride } from './limits';
 

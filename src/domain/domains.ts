@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import * as repo from '../db/domains.repository';
 import { requireClient, requireDomain } from './lookups';
 import type { FeatureDefinition, FeatureRules } from './features';
-import { mapPage, type PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../paging';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError } from '../errors';

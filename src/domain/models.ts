@@ -7,7 +7,7 @@ import type { FeatureRules } from './features';
 import type { UserSchemaCompiler } from './json-schemas';
 import { canonicalJson } from './json-schemas';
 import { canMoveVersion, VERSION_TRANSITIONS } from './version-status';
-import { mapPage, type PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../paging';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';

@@ -5,7 +5,7 @@ import * as repo from '../db/schedules.repository';
 import * as models from '../db/models.repository';
 import { findDomain } from '../db/domains.repository';
 import { findService } from '../db/services.repository';
-import { mapPage, type PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../paging';
 import { uuidv7 } from '../ids';
 import { InvalidInputError, NotFoundError, UnavailableError, UnprocessableError } from '../errors';
 import type { OverlapPolicy, SchedulePolicies } from '../shapes';

@@ -8,7 +8,7 @@ import type { FeatureRules, FeatureValues } from './features';
 import { formatFeatureProblems } from './features';
 import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
 import type { JobsService, JobRequestContext } from './jobs';
-import { mapPage, type PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../paging';
 import type { DomainRow } from '../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';

@@ -3,7 +3,7 @@ import * as repo from '../db/subscriptions.repository';
 import { findModel } from '../db/models.repository';
 import { requireModel } from './lookups';
 import type { UserSchemaCompiler } from './json-schemas';
-import { mapPage, type PageRequest } from '../db/pagination';
+import { mapPage, type PageRequest } from '../paging';
 import { NotFoundError, UnprocessableError } from '../errors';
 import { toSubscription } from './views';
 import type { Schemas } from '../openapi/types';
