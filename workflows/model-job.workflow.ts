@@ -1,18 +1,14 @@
 import {
-  proxyActivities,
-  proxyLocalActivities,
   patched,
   setHandler,
   condition,
   upsertSearchAttributes,
   ApplicationFailure,
-  ActivityFailure,
   allHandlersFinished,
   CancellationScope,
   isCancellation,
   log,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import {
   completeJobUpdate,
   jobStateQuery,
@@ -21,52 +17,12 @@ import {
   ModelJobInput,
   ReportVia,
   COMPLETION_CONFLICT,
-  TriggeredEvent,
 } from './definitions';
 import { JOB_STATUS } from './search-attributes';
-
-// Timeouts fit the work, so a task lost with a dead worker is retried within seconds, not minutes:
-// database steps and one AWS call (a Lambda `Event` invoke, an ECS RunTask) answer well under a second.
-// No maximumAttempts: activities fail non-retryably on errors retrying cannot fix (activities/classified.ts),
-// so what is left is an outage of Postgres, Temporal or AWS, waited out at one attempt a minute however long it lasts.
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-// The claim, the subscription list and the stored answer as local activities: run by the worker inside the workflow
-// task that needs them, with no round trip through the server per step. The recording of the outcome stays an
-// activity: a completion that arrives while it runs (a repeat, a late report) reaches the open workflow and gets
-// its answer there, where a local activity would hold it until the workflow had closed.
-const localDb = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-/** Runs started before this change replay with the database steps as (remote) activities. */
-export const LOCAL_DB_STEPS = 'local-db-steps';
-/**
- * A cancelled run records the cancellation (unless the API already did), stops the handler's ECS task and closes as
- * cancelled, without recording a completion or firing a cascade. Runs cancelled before this change replay as they ran.
- */
-export const CANCELLATION = 'job-cancellation';
-/**
- * After the report, one local activity records the outcome, creates the cascade jobs and stores the answer in one
- * transaction; the completion is answered in the same workflow task, and the cascades' workflows are started after it.
- * Runs started before this change replay with the outcome, each cascade and the stored answer as separate steps.
- */
-export const ONE_STEP_OUTCOME = 'one-step-outcome';
-const dispatcher = proxyActivities<Activities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-const cascades = proxyActivities<Activities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-
-function failureMessage(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
-  return err instanceof Error ? err.message : String(err);
-}
+import { db, localDb, dispatcher, cascades, type DbSteps } from './model-job.activities';
+import { CANCELLATION, LOCAL_DB_STEPS, ONE_STEP_OUTCOME } from './model-job.patches';
+import { outcomeInSteps } from './model-job.before-one-step-outcome';
+import { failureMessage } from './failure-message';
 
 /**
  * One workflow per model job: dispatch the handler, wait for its completion report (the `completeJob` update),
@@ -125,7 +81,7 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
     },
   );
 
-  const steps = patched(LOCAL_DB_STEPS) ? localDb : db;
+  const steps: DbSteps = patched(LOCAL_DB_STEPS) ? localDb : db;
 
   // The API cancelled the job while the report was being recorded: the cancellation won, the report is refused.
   async function refuseAfterCancel(answer: CompletionResult): Promise<CompletionResult> {
@@ -175,34 +131,20 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
       await condition(allHandlersFinished);
       return result;
     }
-    const outcome = await db.recordCompletion(jobId, timedOut ? null : report!);
-    upsertSearchAttributes([{ key: JOB_STATUS, value: outcome.status }]);
-    if (outcome.status === 'cancelled' && patched(CANCELLATION)) return await refuseAfterCancel({ ...outcome.base, triggered_events: [] });
-
-    const triggered: TriggeredEvent[] = [];
-    if (outcome.triggerEvent) {
-      phase = 'cascading';
-      const subscriptionIds = await steps.triggeredSubscriptions(jobId, outcome.triggerEvent);
-      const fired = await Promise.all(
-        subscriptionIds.map(async (subscriptionId): Promise<TriggeredEvent> => {
-          try {
-            const { job_id } = await cascades.fireSubscription({ sourceJobId: jobId, subscriptionId, triggerOutput: report?.output ?? {} });
-            return { subscription_id: subscriptionId, job_id };
-          } catch (err) {
-            return { subscription_id: subscriptionId, error: failureMessage(err) };
-          }
-        }),
-      );
-      triggered.push(...fired);
-    }
-
-    const final: CompletionResult = { ...outcome.base, triggered_events: triggered };
-    await steps.storeCompletionResult(jobId, final);
-    result = final;
+    // Runs started before the one-step outcome (deprecation plan: docs/workflow-changes.md).
+    const final = await outcomeInSteps({
+      jobId,
+      report: timedOut ? null : report!,
+      steps,
+      setPhase: (p) => (phase = p),
+      refuseAfterCancel,
+    });
+    if (final.refused) return final.refused;
+    result = final.result;
     phase = 'done';
     // Let in-flight completion updates return their answer before the workflow closes.
     await condition(allHandlersFinished);
-    return final;
+    return final.result;
   } catch (err) {
     if (!isCancellation(err) || !patched(CANCELLATION)) throw err;
     cancelled = true;
