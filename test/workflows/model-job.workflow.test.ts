@@ -1,7 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure, CancelledFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -9,13 +7,13 @@ import type { Activities } from '../../activities';
 import { completeJobUpdate, COMPLETION_CONFLICT, CompletionReport, CompletionResult } from '../../workflows/definitions';
 import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { testEnv } from '../helpers/test-env';
+import { recordHistory } from '../helpers/histories';
 
 /**
  * The job workflow alone: a local Temporal dev server (the CLI binary), activities mocked, deadlines of a fraction
  * of a second. RECORD_HISTORIES=1 writes the histories replayed by replay.test.ts (`npm run histories:record`).
  */
 const CLI = path.resolve(__dirname, '../../.tools/bin/temporal');
-const HISTORIES = path.join(__dirname, 'histories');
 
 type Mocks = { [K in keyof Activities]: jest.Mock };
 
@@ -69,11 +67,7 @@ describe('modelJobWorkflow', () => {
       activities,
     });
     const { workflowId, value } = await worker.runUntil(body(taskQueue));
-    if (process.env.RECORD_HISTORIES) {
-      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-      mkdirSync(HISTORIES, { recursive: true });
-      writeFileSync(path.join(HISTORIES, `${name}.json`), historyToJSON(history));
-    }
+    await recordHistory(env.client, workflowId, name);
     return value;
   }
 

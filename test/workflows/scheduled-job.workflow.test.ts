@@ -1,7 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -9,13 +7,13 @@ import type { ScheduleActivities } from '../../activities/schedules';
 import { SCHEDULED_JOB_FAILED } from '../../workflows/schedule-definitions';
 import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { testEnv } from '../helpers/test-env';
+import { recordHistory } from '../helpers/histories';
 
 /**
  * The fire workflow alone, started by a real Temporal Schedule (which sets the nominal time it reads) on a local dev
  * server, activities mocked. RECORD_HISTORIES=1 writes the histories replayed by replay.test.ts.
  */
 const CLI = path.resolve(__dirname, '../../.tools/bin/temporal');
-const HISTORIES = path.join(__dirname, 'histories');
 
 type Mocks = { [K in keyof ScheduleActivities]: jest.Mock };
 
@@ -74,11 +72,7 @@ describe('scheduledJobWorkflow', () => {
         if (!workflowId) await new Promise((r) => setTimeout(r, 100));
       }
       const value = await body(workflowId);
-      if (process.env.RECORD_HISTORIES) {
-        const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-        mkdirSync(HISTORIES, { recursive: true });
-        writeFileSync(path.join(HISTORIES, `${name}.json`), historyToJSON(history));
-      }
+      await recordHistory(env.client, workflowId, name);
       return value;
     };
     try {

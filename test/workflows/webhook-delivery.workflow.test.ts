@@ -5,6 +5,7 @@ import { Worker } from '@temporalio/worker';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { WEBHOOK_QUEUE_WOKEN, WEBHOOK_TARGET_REFUSED, type WebhookQueueInput } from '../../workflows/webhook-definitions';
 import { testEnv } from '../helpers/test-env';
+import { recordHistory } from '../helpers/histories';
 
 /** The webhook delivery workflow alone: a local Temporal dev server, its three activities mocked. */
 const CLI = path.resolve(__dirname, '../../.tools/bin/temporal');
@@ -30,7 +31,7 @@ describe('webhookDeliveryWorkflow', () => {
   afterAll(() => env?.teardown());
 
   /** Runs the workflow to its end against these activities; `queued` is what nextWebhookDelivery answers, in turn. */
-  async function run(activities: (workflowId: string) => Mocks): Promise<{ handled: number; mocks: Mocks }> {
+  async function run(name: string, activities: (workflowId: string) => Mocks): Promise<{ handled: number; mocks: Mocks }> {
     const taskQueue = `wh-test-${process.pid}-${++queue}`;
     const workflowId = `webhook-test-${queue}`;
     const mocks = activities(workflowId);
@@ -40,9 +41,10 @@ describe('webhookDeliveryWorkflow', () => {
       workflowBundle: { codePath: testEnv.workflowBundlePath },
       activities: mocks,
     });
-    const handled = await worker.runUntil(
-      env.client.workflow.execute('webhookDeliveryWorkflow', { workflowId, taskQueue, args: [INPUT] }) as Promise<number>,
-    );
+    const handle = await env.client.workflow.start('webhookDeliveryWorkflow', { workflowId, taskQueue, args: [INPUT] });
+    // The result follows the runs a continue-as-new chains; the first run's history is the one recorded.
+    const handled = await worker.runUntil(handle.result() as Promise<number>);
+    await recordHistory(env.client, workflowId, `webhook-${name}`, handle.firstExecutionRunId);
     return { handled, mocks };
   }
 
@@ -60,7 +62,7 @@ describe('webhookDeliveryWorkflow', () => {
 
   it('delivers its queue in order and ends when the queue is empty', async () => {
     const queued = ['d-1', 'd-2'];
-    const { handled, mocks: m } = await run(() => mocks(async () => queued.shift() ?? null));
+    const { handled, mocks: m } = await run('in-order', () => mocks(async () => queued.shift() ?? null));
     expect(handled).toBe(2);
     expect(m.deliverWebhook.mock.calls).toEqual([['d-1'], ['d-2']]);
   });
@@ -68,7 +70,7 @@ describe('webhookDeliveryWorkflow', () => {
   it('reads its queue again when a launch woke it while it found the queue empty', async () => {
     // The race a redelivery meets: the run reads an empty queue, the delivery is queued and the launch signals the
     // open run, which would otherwise close and leave the delivery without a run.
-    const { handled, mocks: m } = await run((workflowId) =>
+    const { handled, mocks: m } = await run('woken', (workflowId) =>
       mocks(async (call) => {
         if (call === 1) {
           await env.client.workflow.getHandle(workflowId).signal(WEBHOOK_QUEUE_WOKEN);
@@ -84,7 +86,7 @@ describe('webhookDeliveryWorkflow', () => {
 
   it('gives up a delivery whose target is refused and goes on with the next', async () => {
     const queued = ['d-refused', 'd-ok'];
-    const { handled, mocks: m } = await run(() =>
+    const { handled, mocks: m } = await run('target-refused', () =>
       mocks(
         async () => queued.shift() ?? null,
         async (id) => {
@@ -97,5 +99,13 @@ describe('webhookDeliveryWorkflow', () => {
     expect(handled).toBe(2);
     expect(m.giveUpWebhookDelivery.mock.calls).toEqual([['d-refused', 'target refused: loopback']]);
     expect(m.deliverWebhook.mock.calls).toEqual([['d-refused'], ['d-ok']]);
+  });
+
+  it('continues as new after 100 deliveries and goes on with the queue in the next run', async () => {
+    const queued = Array.from({ length: 101 }, (_, i) => `d-${i}`);
+    const { handled, mocks: m } = await run('continued-as-new', () => mocks(async () => queued.shift() ?? null));
+    // The result is the last run's: the one delivery left after the first run's 100.
+    expect(handled).toBe(1);
+    expect(m.deliverWebhook.mock.calls.map(([id]) => id)).toEqual(Array.from({ length: 101 }, (_, i) => `d-${i}`));
   });
 });
