@@ -17,6 +17,11 @@ const layers = [
   ['src/routes/**', ['**/db/**', '**/temporal/**', '@temporalio/*', '**/activities/**'], 'routes call application services only'],
   ['src/http/**', ['**/db/**', '**/temporal/**', '**/routes/**', '**/activities/**'], 'HTTP plumbing knows no storage or workflow'],
   [
+    'console/**',
+    ['**/src/db/**', '**/src/domain/**', '**/src/http/**', '**/src/routes/**', '**/src/temporal/**', '@temporalio/*', '**/activities/**'],
+    'the console reaches the service through client/ only (it may share src/auth/permissions.ts and src/console-settings.ts)',
+  ],
+  [
     'activities/**',
     ['**/db/**', '**/routes/**', '**/http/**'],
     'activities call application functions (src/domain/job-runs.ts), not repositories',
