@@ -5,6 +5,7 @@ import { ok } from '../api';
 import { useCan, useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Json, Status, When } from '../components/status';
+import { Table } from '../components/table';
 import { Field, parseJson } from '../components/field';
 
 function InitService({ clientId, domainId }: { clientId: string; domainId: string }) {
@@ -67,50 +68,34 @@ export function DomainServices({ clientId, domainId }: { clientId: string; domai
     <section aria-labelledby="services">
       <h2 id="services">Services</h2>
       <QueryView query={services}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <p>No services yet.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Service</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Departure</th>
-                  <th scope="col">Provided features</th>
-                  <th scope="col">Resolved features</th>
-                  <th scope="col">Jobs</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((s) => (
-                  <tr key={s.service_id}>
-                    <td>{s.service_id}</td>
-                    <td>
-                      <Status value={s.status} />
-                    </td>
-                    <td>
-                      <When at={s.departure_datetime} />
-                    </td>
-                    <td>
-                      <Json label={`Provided features of ${s.service_id}`} value={s.provided_features} />
-                    </td>
-                    <td>
-                      <Json label={`Resolved features of ${s.service_id}`} value={s.resolved_features} />
-                    </td>
-                    <td>
-                      <Link
-                        href={`/jobs?client_id=${encodeURIComponent(clientId)}&domain_id=${encodeURIComponent(domainId)}&service_id=${encodeURIComponent(s.service_id)}`}
-                      >
-                        Jobs of {s.service_id}
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {({ items }) => (
+          <Table
+            rows={items}
+            rowKey={(s) => s.service_id}
+            empty="No services yet."
+            columns={[
+              { header: 'Service', cell: (s) => s.service_id },
+              { header: 'Status', cell: (s) => <Status value={s.status} /> },
+              { header: 'Departure', cell: (s) => <When at={s.departure_datetime} /> },
+              {
+                header: 'Provided features',
+                cell: (s) => <Json label={`Provided features of ${s.service_id}`} value={s.provided_features} />,
+              },
+              {
+                header: 'Resolved features',
+                cell: (s) => <Json label={`Resolved features of ${s.service_id}`} value={s.resolved_features} />,
+              },
+              {
+                header: 'Jobs',
+                cell: (s) => (
+                  <Link href={`/jobs?${new URLSearchParams({ client_id: clientId, domain_id: domainId, service_id: s.service_id })}`}>
+                    Jobs of {s.service_id}
+                  </Link>
+                ),
+              },
+            ]}
+          />
+        )}
       </QueryView>
       {canInit && <InitService clientId={clientId} domainId={domainId} />}
     </section>

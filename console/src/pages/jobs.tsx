@@ -6,6 +6,7 @@ import { ok } from '../api';
 import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
+import { Table } from '../components/table';
 import { JOB_STATUSES, JOB_TRIGGERS, JOB_TYPES } from '../vocab';
 
 type JobQuery = NonNullable<paths['/v2/jobs']['get']['parameters']['query']>;
@@ -113,44 +114,23 @@ function JobSearch({ search }: { search: string }) {
       <QueryView query={jobs}>
         {({ items, next_cursor }) => (
           <>
-            {items.length === 0 ? (
-              <p>No jobs match.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Job</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Trigger</th>
-                    <th scope="col">Model</th>
-                    <th scope="col">Tenant / domain / service</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((j) => (
-                    <tr key={j.job_id}>
-                      <td>
-                        <Link href={`/jobs/${j.job_id}`}>{j.job_id}</Link>
-                      </td>
-                      <td>
-                        <Status value={j.status} />
-                      </td>
-                      <td>{j.job_type}</td>
-                      <td>{j.trigger}</td>
-                      <td>
-                        {j.model_id} v{j.model_version}
-                      </td>
-                      <td>{[j.client_id, j.domain_id, j.service_id].filter(Boolean).join(' / ') || '—'}</td>
-                      <td>
-                        <When at={j.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <Table
+              rows={items}
+              rowKey={(j) => j.job_id}
+              empty="No jobs match."
+              columns={[
+                { header: 'Job', cell: (j) => <Link href={`/jobs/${j.job_id}`}>{j.job_id}</Link> },
+                { header: 'Status', cell: (j) => <Status value={j.status} /> },
+                { header: 'Type', cell: (j) => j.job_type },
+                { header: 'Trigger', cell: (j) => j.trigger },
+                { header: 'Model', cell: (j) => `${j.model_id} v${j.model_version}` },
+                {
+                  header: 'Tenant / domain / service',
+                  cell: (j) => [j.client_id, j.domain_id, j.service_id].filter(Boolean).join(' / ') || '—',
+                },
+                { header: 'Created', cell: (j) => <When at={j.created_at} /> },
+              ]}
+            />
             {next_cursor && (
               <button type="button" onClick={() => go({ ...filters, cursor: next_cursor })}>
                 Next page

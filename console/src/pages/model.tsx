@@ -5,6 +5,7 @@ import { ok } from '../api';
 import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
 import { Json, Status, When } from '../components/status';
+import { Table } from '../components/table';
 
 function Compatibility({ modelId, version }: { modelId: string; version: string }) {
   const { api } = useSession();
@@ -28,40 +29,28 @@ function Versions({ modelId }: { modelId: string }) {
       <h2 id="versions">Versions</h2>
       <QueryView query={versions}>
         {({ items }) => (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Status</th>
-                <th scope="col">Frozen features</th>
-                <th scope="col">Changed</th>
-                <th scope="col">Against what is deployed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((v) => (
-                <tr key={v.version}>
-                  <td>{v.version}</td>
-                  <td>
-                    <Status value={v.status} />
-                  </td>
-                  <td>{v.features.map((f) => `${f.name}${f.mandatory ? '' : '?'}`).join(', ') || '—'}</td>
-                  <td>
-                    <When at={v.status_changed_at ?? v.updated_at} />
-                  </td>
-                  <td>
-                    {open === v.version ? (
-                      <Compatibility modelId={modelId} version={v.version} />
-                    ) : (
-                      <button type="button" onClick={() => setOpen(v.version)}>
-                        Compatibility report of {v.version}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            rows={items}
+            rowKey={(v) => v.version}
+            empty="No versions."
+            columns={[
+              { header: 'Version', cell: (v) => v.version },
+              { header: 'Status', cell: (v) => <Status value={v.status} /> },
+              { header: 'Frozen features', cell: (v) => v.features.map((f) => `${f.name}${f.mandatory ? '' : '?'}`).join(', ') || '—' },
+              { header: 'Changed', cell: (v) => <When at={v.status_changed_at ?? v.updated_at} /> },
+              {
+                header: 'Against what is deployed',
+                cell: (v) =>
+                  open === v.version ? (
+                    <Compatibility modelId={modelId} version={v.version} />
+                  ) : (
+                    <button type="button" onClick={() => setOpen(v.version)}>
+                      Compatibility report of {v.version}
+                    </button>
+                  ),
+              },
+            ]}
+          />
         )}
       </QueryView>
     </section>

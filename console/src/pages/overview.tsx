@@ -4,6 +4,7 @@ import { ok } from '../api';
 import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
+import { Table } from '../components/table';
 import { JOB_STATUSES, SERVICE_STATUSES, type ServiceStatus } from '../vocab';
 
 const COUNT_CAP = 100;
@@ -60,40 +61,20 @@ function RecentFailures() {
     <section aria-labelledby="failures">
       <h2 id="failures">Recent failures</h2>
       <QueryView query={failures}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <p>No failed jobs.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Job</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Tenant</th>
-                  <th scope="col">Finished</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((job) => (
-                  <tr key={job.job_id}>
-                    <td>
-                      <Link href={`/jobs/${job.job_id}`}>{job.job_id}</Link>
-                    </td>
-                    <td>
-                      {job.model_id} v{job.model_version}
-                    </td>
-                    <td>{job.client_id ?? '—'}</td>
-                    <td>
-                      <When at={job.completed_at} />
-                    </td>
-                    <td>{errorText(job.error)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {({ items }) => (
+          <Table
+            rows={items}
+            rowKey={(job) => job.job_id}
+            empty="No failed jobs."
+            columns={[
+              { header: 'Job', cell: (job) => <Link href={`/jobs/${job.job_id}`}>{job.job_id}</Link> },
+              { header: 'Model', cell: (job) => `${job.model_id} v${job.model_version}` },
+              { header: 'Tenant', cell: (job) => job.client_id ?? '—' },
+              { header: 'Finished', cell: (job) => <When at={job.completed_at} /> },
+              { header: 'Error', cell: (job) => errorText(job.error) },
+            ]}
+          />
+        )}
       </QueryView>
     </section>
   );
@@ -134,38 +115,24 @@ function ServiceCounts() {
     <section aria-labelledby="services">
       <h2 id="services">Services by status</h2>
       <QueryView query={walk}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <p>No domains yet.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Domain</th>
-                  {SERVICE_STATUSES.map((s) => (
-                    <th key={s} scope="col">
-                      {s}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
-                  <tr key={`${r.clientId}/${r.domainId}`}>
-                    <td>
-                      <Link href={`/tenants/${r.clientId}/domains/${r.domainId}`}>
-                        {r.clientId} / {r.domainId}
-                      </Link>
-                    </td>
-                    {SERVICE_STATUSES.map((s) => (
-                      <td key={s}>{r.counts[s]}</td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(r) => `${r.clientId}/${r.domainId}`}
+            empty="No domains yet."
+            columns={[
+              {
+                header: 'Domain',
+                cell: (r) => (
+                  <Link href={`/tenants/${r.clientId}/domains/${r.domainId}`}>
+                    {r.clientId} / {r.domainId}
+                  </Link>
+                ),
+              },
+              ...SERVICE_STATUSES.map((s) => ({ header: s, cell: (r: (typeof rows)[number]) => r.counts[s] })),
+            ]}
+          />
+        )}
       </QueryView>
     </section>
   );

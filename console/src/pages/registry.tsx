@@ -5,6 +5,7 @@ import { ok } from '../api';
 import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
 import { Status } from '../components/status';
+import { Table } from '../components/table';
 
 const Graph = lazy(() => import('../components/graph').then((m) => ({ default: m.Graph })));
 
@@ -69,36 +70,18 @@ export function Registry() {
           <>
             <section aria-labelledby="models">
               <h2 id="models">Models</h2>
-              {items.length === 0 ? (
-                <p>No models registered.</p>
-              ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Model</th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Training handler</th>
-                      <th scope="col">Inference handler</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {items.map((m) => (
-                      <tr key={m.id}>
-                        <td>
-                          <Link href={`/registry/${m.id}`}>{m.id}</Link>
-                        </td>
-                        <td>{m.name}</td>
-                        <td>
-                          <Status value={m.status} />
-                        </td>
-                        <td>{m.handlers.training.type}</td>
-                        <td>{m.handlers.inference.type}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              )}
+              <Table
+                rows={items}
+                rowKey={(m) => m.id}
+                empty="No models registered."
+                columns={[
+                  { header: 'Model', cell: (m) => <Link href={`/registry/${m.id}`}>{m.id}</Link> },
+                  { header: 'Name', cell: (m) => m.name },
+                  { header: 'Status', cell: (m) => <Status value={m.status} /> },
+                  { header: 'Training handler', cell: (m) => m.handlers.training.type },
+                  { header: 'Inference handler', cell: (m) => m.handlers.inference.type },
+                ]}
+              />
             </section>
             <SubscriptionGraph modelIds={items.map((m) => m.id)} />
           </>

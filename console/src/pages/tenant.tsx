@@ -7,6 +7,7 @@ import { useCan, useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
 import { Field, parseJson } from '../components/field';
+import { Table } from '../components/table';
 
 const EXAMPLE_FEATURES = JSON.stringify([{ name: 'seats', json_schema: { type: 'integer', minimum: 1 }, mandatory: true }], null, 2);
 
@@ -75,38 +76,19 @@ export function TenantPage({ params }: { params: { clientId: string } }) {
       <section aria-labelledby="domains">
         <h2 id="domains">Domains</h2>
         <QueryView query={domains}>
-          {({ items }) =>
-            items.length === 0 ? (
-              <p>No domains yet.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Domain</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Default model</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((d) => (
-                    <tr key={d.domain_id}>
-                      <td>
-                        <Link href={`/tenants/${clientId}/domains/${d.domain_id}`}>{d.domain_id}</Link>
-                      </td>
-                      <td>
-                        <Status value={d.status} />
-                      </td>
-                      <td>{d.assignment ? `${d.assignment.model_id} v${d.assignment.model_version}` : '—'}</td>
-                      <td>
-                        <When at={d.updated_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          }
+          {({ items }) => (
+            <Table
+              rows={items}
+              rowKey={(d) => d.domain_id}
+              empty="No domains yet."
+              columns={[
+                { header: 'Domain', cell: (d) => <Link href={`/tenants/${clientId}/domains/${d.domain_id}`}>{d.domain_id}</Link> },
+                { header: 'Status', cell: (d) => <Status value={d.status} /> },
+                { header: 'Default model', cell: (d) => (d.assignment ? `${d.assignment.model_id} v${d.assignment.model_version}` : '—') },
+                { header: 'Updated', cell: (d) => <When at={d.updated_at} /> },
+              ]}
+            />
+          )}
         </QueryView>
       </section>
       {canManage && <CreateDomain clientId={clientId} />}

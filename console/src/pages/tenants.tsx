@@ -6,6 +6,7 @@ import { useCan, useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
 import { Field } from '../components/field';
+import { Table } from '../components/table';
 
 /** Administrators create tenants (PUT /v2/clients/{id} is admin-only). */
 function CreateTenant() {
@@ -43,38 +44,19 @@ export function Tenants() {
     <>
       <h1>Tenants</h1>
       <QueryView query={clients}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <p>No tenants you may see.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Tenant</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((c) => (
-                  <tr key={c.client_id}>
-                    <td>
-                      <Link href={`/tenants/${c.client_id}`}>{c.client_id}</Link>
-                    </td>
-                    <td>{c.name}</td>
-                    <td>
-                      <Status value={c.status} />
-                    </td>
-                    <td>
-                      <When at={c.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {({ items }) => (
+          <Table
+            rows={items}
+            rowKey={(c) => c.client_id}
+            empty="No tenants you may see."
+            columns={[
+              { header: 'Tenant', cell: (c) => <Link href={`/tenants/${c.client_id}`}>{c.client_id}</Link> },
+              { header: 'Name', cell: (c) => c.name },
+              { header: 'Status', cell: (c) => <Status value={c.status} /> },
+              { header: 'Created', cell: (c) => <When at={c.created_at} /> },
+            ]}
+          />
+        )}
       </QueryView>
       {admin && <CreateTenant />}
     </>

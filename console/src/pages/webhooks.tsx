@@ -6,6 +6,7 @@ import { useCan, useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
 import { ConfirmButton } from '../components/confirm-button';
+import { Table } from '../components/table';
 
 type Webhook = Schemas['Webhook'];
 
@@ -43,49 +44,32 @@ function Deliveries({ hook }: { hook: Webhook }) {
   });
   return (
     <QueryView query={deliveries}>
-      {({ items }) =>
-        items.length === 0 ? (
-          <p>No deliveries yet.</p>
-        ) : (
-          <table>
-            <caption>Deliveries to {hook.url}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Created</th>
-                <th scope="col">Redeliver</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => (
-                <tr key={d.delivery_id}>
-                  <td>{d.event_type}</td>
-                  <td>
-                    <Status value={d.status} />
-                  </td>
-                  <td>{d.attempts}</td>
-                  <td>{d.last_error ?? d.last_status_code ?? '—'}</td>
-                  <td>
-                    <When at={d.created_at} />
-                  </td>
-                  <td>
-                    {mayManage && (
-                      <ConfirmButton
-                        label="Redeliver"
-                        question={`Send ${d.event_type} again?`}
-                        onConfirm={() => redeliver.mutate(d.delivery_id)}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      }
+      {({ items }) => (
+        <Table
+          rows={items}
+          rowKey={(d) => d.delivery_id}
+          empty="No deliveries yet."
+          caption={`Deliveries to ${hook.url}`}
+          columns={[
+            { header: 'Event', cell: (d) => d.event_type },
+            { header: 'Status', cell: (d) => <Status value={d.status} /> },
+            { header: 'Attempts', cell: (d) => d.attempts },
+            { header: 'Last answer', cell: (d) => d.last_error ?? d.last_status_code ?? '—' },
+            { header: 'Created', cell: (d) => <When at={d.created_at} /> },
+            {
+              header: 'Redeliver',
+              cell: (d) =>
+                mayManage && (
+                  <ConfirmButton
+                    label="Redeliver"
+                    question={`Send ${d.event_type} again?`}
+                    onConfirm={() => redeliver.mutate(d.delivery_id)}
+                  />
+                ),
+            },
+          ]}
+        />
+      )}
     </QueryView>
   );
 }
