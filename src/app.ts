@@ -115,7 +115,11 @@ export function createApp(deps: AppDeps): {
   registerDocsRoutes(router, buildOpenApiDocument());
   registerConsoleRoutes(router, {
     assetsDir: deps.console?.assetsDir ?? path.join(projectRoot(), 'dist', 'console'),
-    settings: { scopePrefix: deps.config.auth.scopePrefix, groupsClaim: deps.config.auth.groupsClaim },
+    settings: {
+      scopePrefix: deps.config.auth.scopePrefix,
+      groupsClaim: deps.config.auth.groupsClaim,
+      oidc: deps.config.consoleOidc && { ...deps.config.consoleOidc, resource: deps.config.auth.audience },
+    },
     devToken: deps.console?.devToken,
   });
   registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway }), serving);

@@ -9,4 +9,9 @@ export interface ConsoleSettings {
   scopePrefix: string;
   /** Claim holding a user's groups (AUTH_GROUPS_CLAIM). */
   groupsClaim: string;
+  /**
+   * OpenID Connect sign-in (CONSOLE_OIDC_*): the issuer (its discovery document is read by the browser), the console's
+   * public client id, the scopes to ask for, and the API's audience as the `resource` to ask a token for.
+   */
+  oidc?: { issuer: string; clientId: string; scope: string; resource?: string };
 }

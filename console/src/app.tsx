@@ -1,10 +1,11 @@
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Route, Router, Switch } from 'wouter';
 import type { ConsoleSettings } from '../../src/console-settings';
 import { createConsoleApi } from './api';
 import { ApiError } from './errors';
 import { callerOf, tokenStore } from './session';
+import { CALLBACK_PATH, finishOidcSignIn } from './oidc';
 import { SessionContext, type Session } from './session-context';
 import { Layout } from './components/layout';
 import { SignIn } from './pages/sign-in';
@@ -50,6 +51,15 @@ export function App({ settings }: { settings: ConsoleSettings }) {
       ),
     [],
   );
+  const [oidcError, setOidcError] = useState<unknown>(null);
+  // Back from the identity provider: trade the code for a token once, then show the page the user started from.
+  useEffect(() => {
+    if (!settings.oidc || window.location.pathname !== CALLBACK_PATH) return;
+    finishOidcSignIn(settings.oidc).then((next) => {
+      tokenStore.set(next);
+      setToken(next);
+    }, setOidcError);
+  }, [settings.oidc]);
   const caller = token ? callerOf(token, settings) : undefined;
   const session: Session | null = useMemo(
     () =>
@@ -76,7 +86,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
       setExpired(false);
       setToken(next);
     };
-    return <SignIn settings={settings} onSignIn={signIn} expired={expired} invalid={Boolean(token) && !caller} />;
+    return <SignIn settings={settings} onSignIn={signIn} expired={expired} invalid={Boolean(token) && !caller} oidcError={oidcError} />;
   }
   return (
     <QueryClientProvider client={queryClient}>

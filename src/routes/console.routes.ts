@@ -13,8 +13,12 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-// The browser may fetch only from this origin: the console calls the API it is served by, and works offline.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+// The browser may fetch only from this origin (the console calls the API it is served by, and works offline), and
+// from the identity provider when OpenID Connect sign-in is configured (discovery and the token endpoint).
+function contentSecurityPolicy(oidcIssuer?: string): string {
+  const connect = oidcIssuer ? `'self' ${new URL(oidcIssuer).origin}` : "'self'";
+  return `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
+}
 
 export interface ConsoleRouteOptions {
   /** The Vite build (`npm run build` writes dist/console). */
@@ -47,6 +51,7 @@ function isLoopback(address: string | undefined): boolean {
 export function registerConsoleRoutes(router: Router, options: ConsoleRouteOptions) {
   const assets = loadAssets(options.assetsDir);
   const settings: ConsoleSettings = { ...options.settings, devToken: options.devToken !== undefined };
+  const csp = contentSecurityPolicy(settings.oidc?.issuer);
 
   router.get('/console/settings.json', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -73,7 +78,7 @@ export function registerConsoleRoutes(router: Router, options: ConsoleRouteOptio
     if (path.extname(file)) return; // a missing file is a 404, not the page
     const page = assets.get('index.html');
     ctx.set('Cache-Control', 'no-cache');
-    ctx.set('Content-Security-Policy', CSP);
+    ctx.set('Content-Security-Policy', csp);
     ctx.type = 'html';
     if (!page) {
       ctx.status = 503;

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { ConsoleSettings } from '../../../src/console-settings';
 import { fetchDevToken } from '../settings';
+import { startOidcSignIn } from '../oidc';
 import { ErrorMessage } from '../components/query-view';
 
 /** Sign-in in place of the page asked for: after it, the same URL shows that page. */
@@ -9,11 +10,13 @@ export function SignIn({
   onSignIn,
   expired,
   invalid,
+  oidcError,
 }: {
   settings: ConsoleSettings;
   onSignIn: (token: string) => void;
   expired: boolean;
   invalid: boolean;
+  oidcError?: unknown;
 }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -41,6 +44,13 @@ export function SignIn({
           That is not a token the console can read (a JWT).
         </p>
       )}
+      {settings.oidc && (
+        <p>
+          <button type="button" onClick={() => void startOidcSignIn(settings.oidc!).catch(setError)}>
+            Sign in with {new URL(settings.oidc.issuer).host}
+          </button>
+        </p>
+      )}
       <form onSubmit={submit}>
         <label htmlFor="token">Access token (a JWT; it stays in this tab and is never put in a URL)</label>
         <textarea id="token" rows={4} value={token} onChange={(e) => setToken(e.target.value)} autoComplete="off" spellCheck={false} />
@@ -56,7 +66,7 @@ export function SignIn({
           (offered by <code>npm start</code> only)
         </p>
       )}
-      <ErrorMessage error={error} />
+      <ErrorMessage error={error ?? oidcError} />
     </main>
   );
 }
