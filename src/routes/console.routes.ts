@@ -28,14 +28,13 @@ export interface ConsoleRouteOptions {
   devToken?: string;
 }
 
-/** Every file of the build, read once at start-up, by its path below /console/. */
-function loadAssets(dir: string): Map<string, Buffer> {
-  const assets = new Map<string, Buffer>();
+/** Every file of the build, read once at start-up, by its path below /console/ (`assets/index-abc123.js`). */
+function loadAssets(dir: string, prefix = '', assets = new Map<string, Buffer>()): Map<string, Buffer> {
   if (!existsSync(dir)) return assets;
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    assets.set(path.relative(dir, full).split(path.sep).join('/'), readFileSync(full));
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) loadAssets(full, `${prefix}${entry.name}/`, assets);
+    else if (entry.isFile()) assets.set(`${prefix}${entry.name}`, readFileSync(full));
   }
   return assets;
 }
