@@ -10,6 +10,7 @@ COPY activities activities
 COPY migrations migrations
 COPY bench bench
 COPY client client
+COPY console console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

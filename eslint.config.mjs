@@ -39,6 +39,11 @@ const layers = [
   ],
   ['src/temporal/**', ['**/http/**', '**/routes/**'], 'the Temporal side knows no HTTP'],
   [
+    'console/**',
+    ['**/src/db/**', '**/src/domain/**', '**/src/http/**', '**/src/routes/**', '**/src/temporal/**', '@temporalio/*', '**/activities/**'],
+    'the console reaches the service through client/ only (it may share src/auth/permissions.ts and src/console-settings.ts)',
+  ],
+  [
     'activities/**',
     ['**/db/**', '**/routes/**', '**/http/**'],
     'activities call application functions (src/domain/job-runs.ts), not repositories',

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import './http/koa-state';
@@ -40,6 +41,8 @@ import { createWebhooksService } from './domain/webhooks';
 import { createWebhookLauncher } from './temporal/webhook-launcher';
 import { targetPolicy } from './webhooks/target-policy';
 import { registerDocsRoutes } from './routes/docs.routes';
+import { registerConsoleRoutes } from './routes/console.routes';
+import { projectRoot } from './paths';
 import { registerMetricsRoutes } from './routes/metrics.routes';
 import { ServiceMetrics } from './observability/metrics';
 import { poolStats } from './db/pool-stats';
@@ -68,6 +71,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
   /** Turns the readiness route not-ready once a shutdown starts; a fresh (serving) state when omitted. */
   serving?: ServingState;
+  /** The operator console (/console): where its build is (default dist/console), and `npm start`'s dev admin token. */
+  console?: { assetsDir?: string; devToken?: string };
 }
 
 /** Builds the Koa app from its dependencies; nothing here is global, so tests build it against real services. */
@@ -108,6 +113,15 @@ export function createApp(deps: AppDeps): {
   const router = new Router();
   const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth, admission });
   registerDocsRoutes(router, buildOpenApiDocument());
+  registerConsoleRoutes(router, {
+    assetsDir: deps.console?.assetsDir ?? path.join(projectRoot(), 'dist', 'console'),
+    settings: {
+      scopePrefix: deps.config.auth.scopePrefix,
+      groupsClaim: deps.config.auth.groupsClaim,
+      oidc: deps.config.consoleOidc && { ...deps.config.consoleOidc, resource: deps.config.auth.audience },
+    },
+    devToken: deps.console?.devToken,
+  });
   registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway }), serving);
   registerMetricsRoutes(route, metrics);
   registerClientRoutes(route, createClientsService(knex, defaults));

@@ -63,6 +63,8 @@ export interface Config {
   publicBaseUrl: string;
   /** Browser origins allowed to call the API (CORS); empty: CORS off. `*` allows any origin. */
   corsAllowedOrigins: string[];
+  /** The console's OpenID Connect sign-in (Authorization Code + PKCE), when CONSOLE_OIDC_ISSUER is set. */
+  consoleOidc?: { issuer: string; clientId: string; scope: string };
   logLevel: string;
   shutdown: {
     /** API: how long it stays up not-ready, still serving, before it stops accepting (load balancers notice). */
@@ -118,6 +120,13 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be on or off, got "${raw}"`);
   return raw === 'on';
+}
+
+function consoleOidc(env: Env): Config['consoleOidc'] {
+  const issuer = url(env, 'CONSOLE_OIDC_ISSUER');
+  if (!issuer) return undefined;
+  if (!env.CONSOLE_OIDC_CLIENT_ID) throw new ConfigError('CONSOLE_OIDC_CLIENT_ID must be set with CONSOLE_OIDC_ISSUER');
+  return { issuer: issuer.replace(/\/$/, ''), clientId: env.CONSOLE_OIDC_CLIENT_ID, scope: env.CONSOLE_OIDC_SCOPE || 'openid' };
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -251,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPerTenant: onOff(env, 'METRICS_PER_TENANT', false),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
     corsAllowedOrigins: parseAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
+    consoleOidc: consoleOidc(env),
     logLevel,
     shutdown: {
       delaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0),

@@ -31,6 +31,7 @@ async function run() {
   console.log(`
   Model Orchestration Service is running
     API          ${api}/v2/health
+    Console      ${api}/console/
     API docs     ${api}/docs   (OpenAPI: ${api}/v2/openapi.json)
     Temporal UI  ${runner.temporalUiUrl ?? '(not configured: set TEMPORAL_UI_URL)'}
     Temporal     ${runner.temporalAddress}

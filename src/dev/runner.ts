@@ -168,6 +168,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       log,
       metrics,
       inProcessNames: Object.keys(builtinImplementations),
+      console: { devToken: adminToken },
     });
     cleanups.push(close);
     const server: Server = createHttpServer(app, config.http).listen(config.port);

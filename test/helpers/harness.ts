@@ -61,6 +61,8 @@ export interface HarnessOptions {
    * start other files' held jobs on this harness's task queue.
    */
   releaser?: boolean;
+  /** Offer the console's "use the dev admin token" button with this harness's admin token, as `npm start` does. */
+  consoleDevToken?: boolean;
 }
 
 /** A unique id for this test's tenants and models, so tests never depend on each other. */
@@ -141,6 +143,7 @@ export class Harness {
       log,
       metrics,
       inProcessNames: Object.keys(inProcess),
+      console: { devToken: options.consoleDevToken ? await idp.machine(PLATFORM_CLIENT, ALL_SCOPES) : undefined },
     });
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();

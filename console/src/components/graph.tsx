@@ -1,0 +1,66 @@
+import { Graph as LayoutGraph, layout, type EdgeLabel, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
+import { Link } from 'wouter';
+
+export interface GraphNode {
+  id: string;
+  label: string;
+  /** Where the node links to (a console path). */
+  href?: string;
+  tone?: 'good' | 'bad' | 'neutral' | 'current';
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  label?: string;
+}
+
+const WIDTH = 190;
+const HEIGHT = 44;
+
+/** A directed graph laid out by dagre (left to right) and drawn as SVG; nodes are links. Loaded with the pages that draw one. */
+export function Graph({ nodes, edges, title }: { nodes: GraphNode[]; edges: GraphEdge[]; title: string }) {
+  const g = new LayoutGraph<GraphLabel, NodeLabel, EdgeLabel>();
+  g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 48, marginx: 8, marginy: 8 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const n of nodes) g.setNode(n.id, { width: WIDTH, height: HEIGHT });
+  for (const e of edges) g.setEdge(e.from, e.to);
+  layout(g);
+  const { width = WIDTH, height = HEIGHT } = g.graph();
+  return (
+    // A figure named by its caption, not an svg role="img": an image's content is presentational, and the nodes are links.
+    <figure className="graph">
+      <figcaption>{title}</figcaption>
+      <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`}>
+        <defs>
+          <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto">
+            <path d="M0,0 L10,5 L0,10 z" className="edge-head" />
+          </marker>
+        </defs>
+        {g.edges().map((e) => {
+          const points = g.edge(e).points ?? [];
+          const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x},${p.y}`).join(' ');
+          return <path key={`${e.v}->${e.w}`} d={d} className="edge" markerEnd="url(#arrow)" />;
+        })}
+        {nodes.map((n) => {
+          const { x = 0, y = 0 } = g.node(n.id);
+          const box = (
+            <g transform={`translate(${x - WIDTH / 2},${y - HEIGHT / 2})`} className={`node node-${n.tone ?? 'neutral'}`}>
+              <rect width={WIDTH} height={HEIGHT} rx={6} />
+              <text x={8} y={HEIGHT / 2 + 4}>
+                {n.label.length > 28 ? `${n.label.slice(0, 27)}…` : n.label}
+              </text>
+            </g>
+          );
+          return n.href ? (
+            <Link key={n.id} href={n.href} aria-label={n.label}>
+              {box}
+            </Link>
+          ) : (
+            <g key={n.id}>{box}</g>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}

@@ -1,0 +1,92 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { ok } from '../api';
+import { useSession } from '../session-context';
+import { QueryView } from '../components/query-view';
+import { Json, Status, When } from '../components/status';
+import { Table } from '../components/table';
+
+function Compatibility({ modelId, version }: { modelId: string; version: string }) {
+  const { api } = useSession();
+  const report = useQuery({
+    queryKey: ['compatibility', modelId, version],
+    queryFn: () =>
+      ok(api.GET('/v2/models/{model_id}/compatibility', { params: { path: { model_id: modelId }, query: { model_version: version } } })),
+  });
+  return <QueryView query={report}>{(r) => <Json label={`Compatibility of version ${version}`} value={r} />}</QueryView>;
+}
+
+function Versions({ modelId }: { modelId: string }) {
+  const { api } = useSession();
+  const [open, setOpen] = useState<string | null>(null);
+  const versions = useQuery({
+    queryKey: ['versions', modelId],
+    queryFn: () => ok(api.GET('/v2/models/{model_id}/versions', { params: { path: { model_id: modelId }, query: { limit: 100 } } })),
+  });
+  return (
+    <section aria-labelledby="versions">
+      <h2 id="versions">Versions</h2>
+      <QueryView query={versions}>
+        {({ items }) => (
+          <Table
+            rows={items}
+            rowKey={(v) => v.version}
+            empty="No versions."
+            columns={[
+              { header: 'Version', cell: (v) => v.version },
+              { header: 'Status', cell: (v) => <Status value={v.status} /> },
+              { header: 'Frozen features', cell: (v) => v.features.map((f) => `${f.name}${f.mandatory ? '' : '?'}`).join(', ') || '—' },
+              { header: 'Changed', cell: (v) => <When at={v.status_changed_at ?? v.updated_at} /> },
+              {
+                header: 'Against what is deployed',
+                cell: (v) =>
+                  open === v.version ? (
+                    <Compatibility modelId={modelId} version={v.version} />
+                  ) : (
+                    <button type="button" onClick={() => setOpen(v.version)}>
+                      Compatibility report of {v.version}
+                    </button>
+                  ),
+              },
+            ]}
+          />
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
+export function ModelPage({ params }: { params: { modelId: string } }) {
+  const { api } = useSession();
+  const { modelId } = params;
+  const model = useQuery({
+    queryKey: ['model', modelId],
+    queryFn: () => ok(api.GET('/v2/models/{model_id}', { params: { path: { model_id: modelId } } })),
+  });
+  return (
+    <>
+      <p>
+        <Link href="/registry">Registry</Link> /
+      </p>
+      <h1>Model {modelId}</h1>
+      <QueryView query={model}>
+        {({ model: m }) => (
+          <>
+            <p>
+              {m.name}: {m.description} <Status value={m.status} />
+            </p>
+            <p>
+              <Link href={`/jobs?model_id=${encodeURIComponent(m.id)}`}>Jobs of this model</Link>
+            </p>
+            <h2>Handlers</h2>
+            <Json label="Handlers" value={m.handlers} />
+            <h2>Handler contracts</h2>
+            <Json label="Handler contracts" value={m.handler_contracts} />
+          </>
+        )}
+      </QueryView>
+      <Versions modelId={modelId} />
+    </>
+  );
+}
