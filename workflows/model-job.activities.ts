@@ -6,16 +6,14 @@ import type { Activities } from '../activities';
 // database steps and one AWS call (a Lambda `Event` invoke, an ECS RunTask) answer well under a second.
 // No maximumAttempts: activities fail non-retryably on errors retrying cannot fix (activities/classified.ts),
 // so what is left is an outage of Postgres, Temporal or AWS, waited out at one attempt a minute however long it lasts.
-export const db = proxyActivities<Activities>({
+const DB_STEP_OPTIONS = {
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
+export const db = proxyActivities<Activities>(DB_STEP_OPTIONS);
 // The claim, the subscription list and the stored answer as local activities: run by the worker inside the workflow
 // task that needs them, with no round trip through the server per step (and, since `one-step-outcome`, the outcome).
-export const localDb = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+export const localDb = proxyLocalActivities<Activities>(DB_STEP_OPTIONS);
 export const dispatcher = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
