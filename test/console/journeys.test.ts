@@ -98,7 +98,9 @@ describe('operator console', () => {
     const other = await TestIdp.create('other-key');
     const refused = await other.machine('platform-app', ['admin']);
     await page.evaluate(`sessionStorage.setItem('mos-console-token', ${JSON.stringify(refused)})`);
-    await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+    // Opened by its address, not by the nav link: a read of the page before still in flight would meet the refused
+    // token first and show sign-in before the click (seen on a loaded machine).
+    await page.goto(`${h.baseUrl}/console/jobs`);
     await page.getByText(/no longer accepted/).waitFor();
     expect(page.url()).toBe(`${h.baseUrl}/console/jobs`);
     await page.getByRole('button', { name: 'Use the dev admin token' }).click();

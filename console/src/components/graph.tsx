@@ -15,18 +15,23 @@ export interface GraphEdge {
   label?: string;
 }
 
-const WIDTH = 190;
+const MIN_WIDTH = 190;
 const HEIGHT = 44;
+// About the widest glyph advance of the 12px label font: a box sized by it holds its whole label.
+const CHAR_WIDTH = 7.5;
+
+/** A node's box fits its whole label: a shortened label would not be the link's name (axe: label-content-name-mismatch). */
+const widthOf = (label: string) => Math.max(MIN_WIDTH, Math.ceil(label.length * CHAR_WIDTH) + 16);
 
 /** A directed graph laid out by dagre (left to right) and drawn as SVG; nodes are links. Loaded with the pages that draw one. */
 export function Graph({ nodes, edges, title }: { nodes: GraphNode[]; edges: GraphEdge[]; title: string }) {
   const g = new LayoutGraph<GraphLabel, NodeLabel, EdgeLabel>();
   g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 48, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of nodes) g.setNode(n.id, { width: WIDTH, height: HEIGHT });
+  for (const n of nodes) g.setNode(n.id, { width: widthOf(n.label), height: HEIGHT });
   for (const e of edges) g.setEdge(e.from, e.to);
   layout(g);
-  const { width = WIDTH, height = HEIGHT } = g.graph();
+  const { width = MIN_WIDTH, height = HEIGHT } = g.graph();
   return (
     // A figure named by its caption, not an svg role="img": an image's content is presentational, and the nodes are links.
     <figure className="graph">
@@ -44,16 +49,18 @@ export function Graph({ nodes, edges, title }: { nodes: GraphNode[]; edges: Grap
         })}
         {nodes.map((n) => {
           const { x = 0, y = 0 } = g.node(n.id);
+          const width = widthOf(n.label);
           const box = (
-            <g transform={`translate(${x - WIDTH / 2},${y - HEIGHT / 2})`} className={`node node-${n.tone ?? 'neutral'}`}>
-              <rect width={WIDTH} height={HEIGHT} rx={6} />
+            <g transform={`translate(${x - width / 2},${y - HEIGHT / 2})`} className={`node node-${n.tone ?? 'neutral'}`}>
+              <rect width={width} height={HEIGHT} rx={6} />
               <text x={8} y={HEIGHT / 2 + 4}>
-                {n.label.length > 28 ? `${n.label.slice(0, 27)}…` : n.label}
+                {n.label}
               </text>
             </g>
           );
+          // The link's name is its visible text, the whole label.
           return n.href ? (
-            <Link key={n.id} href={n.href} aria-label={n.label}>
+            <Link key={n.id} href={n.href}>
               {box}
             </Link>
           ) : (
