@@ -77,8 +77,9 @@ export function listenOn(
       closed = true;
       if (timer) clearTimeout(timer);
       if (opening) {
-        await opening.client.end().catch(() => undefined);
-        await opening.settled;
+        const ended = Promise.all([opening.client.end().catch(() => undefined), opening.settled]);
+        // Bounded: a server that does not answer (an outage) must not hold up a shutdown.
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
       }
       await client?.end();
       client = undefined;
