@@ -15,7 +15,7 @@ export interface ApiClientOptions extends Omit<ClientOptions, 'baseUrl'> {
 
 /**
  * A typed client of the Model Orchestration API: every path, parameter, body and response type comes from
- * the OpenAPI document (`client/openapi.json`), so a call the API would refuse does not compile.
+ * the OpenAPI document (`client/openapi.json`); client/README.md says which mistakes still compile.
  */
 export function createApiClient({ token, ...options }: ApiClientOptions): ApiClient {
   const client = createClient<paths>(options);

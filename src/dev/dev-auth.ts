@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ensurePrivateDir } from '../paths';
 import { createServer, Server } from 'node:http';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, JWK, SignJWT, KeyLike } from 'jose';
@@ -12,7 +13,7 @@ export async function loadDevKey(dataDir: string): Promise<{ privateKey: KeyLike
   if (!existsSync(file)) {
     const { privateKey } = await generateKeyPair('RS256', { extractable: true });
     const jwk = { ...(await exportJWK(privateKey)), kid: `dev-${Date.now()}`, alg: 'RS256' };
-    mkdirSync(path.dirname(file), { recursive: true });
+    ensurePrivateDir(path.dirname(file));
     writeFileSync(file, JSON.stringify(jwk), { mode: 0o600 });
   }
   const jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;

@@ -11,8 +11,11 @@ export interface EmbeddedPostgres {
  * resolves with the URL it prints. `args`: `--dir DIR` for persistent data, or `--ephemeral`.
  */
 export async function startEmbeddedPostgres(root: string, args: string[]): Promise<EmbeddedPostgres> {
-  const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and Postgres would stop at
+  // once, before the API and the worker that use it. The caller stops it last; it stops by itself if the caller dies.
+  const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-postgres.mjs'), ...args, '--stop-with-parent'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
   });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

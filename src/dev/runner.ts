@@ -25,6 +25,8 @@ import { ServiceMetrics } from '../observability/metrics';
 import { poolStats } from '../db/pool-stats';
 import { clientMetricsInterceptor } from '../temporal/client-metrics';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev-auth';
+import { installTemporalRuntime } from '../temporal/runtime';
+import { serveWorkerMetrics } from '../observability/worker-metrics-server';
 
 export interface DevRunnerOptions {
   env: Record<string, string | undefined>;
@@ -44,6 +46,8 @@ export interface DevRunner {
   temporalUiUrl?: string;
   /** Printed by npm start when the dev key is in use. */
   adminToken?: string;
+  /** The worker's /metrics (with the Temporal SDK's series) when WORKER_METRICS_PORT is set. */
+  workerMetricsUrl?: string;
   /** What this runner started itself, for the log and the tests. */
   started: string[];
   stop(): Promise<void>;
@@ -111,6 +115,10 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       started.push('dev-auth');
     }
 
+    // As the production worker does (src/worker-process.ts): the SDK's exporter is set before the worker's first connection.
+    const { port: metricsPort, sdkPort } = config.workerMetrics;
+    installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
+
     const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-dev' });
     cleanups.push(() => knex.destroy());
     await migrateLatest(knex);
@@ -123,6 +131,9 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     ]);
     cleanups.push(() => temporal.connection.close());
     const gateway = jobGatewayFor(temporal, config, metrics);
+    const sdkUrl = sdkPort ? `http://127.0.0.1:${sdkPort}/metrics` : undefined;
+    const workerMetrics = metricsPort ? await serveWorkerMetrics({ port: metricsPort, metrics, sdkUrl, log }) : undefined;
+    if (workerMetrics) cleanups.push(() => workerMetrics.close());
 
     const { worker, connection } = await createJobWorker({
       config,
@@ -180,6 +191,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       temporalAddress: config.temporal.address,
       temporalUiUrl: config.temporal.uiUrl,
       adminToken,
+      workerMetricsUrl: workerMetrics?.url,
       started,
       stop,
     };

@@ -205,9 +205,10 @@ async function lockDependents(trx: Knex.Transaction, job: jobs.JobView): Promise
 /**
  * Moves what waited for a finished job: its service (an inference of a service, unless a newer inference job of the
  * service exists: its outcome governs) becomes available or failed; its version (a training) active or failed.
+ * A cascade job carries its source's service for lineage only: the service's own job already moved it (one event).
  */
 async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succeeded: boolean): Promise<void> {
-  if (job.job_type === 'inference' && job.service_uuid) {
+  if (job.job_type === 'inference' && job.service_uuid && job.trigger !== 'cascade') {
     const service = await setStatusFromJob(trx, job.service_uuid, job.job_id, succeeded ? 'available' : 'failed');
     if (service) await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
   }

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobStatus, JobTrigger } from '../db/jobs.repository';
 
 /**
  * Every label value below comes from a closed set (route templates, job types, triggers, statuses, handler kinds,
@@ -10,6 +11,28 @@ export type JobType = 'inference' | 'training';
 export type HandlerKind = 'lambda' | 'container_task' | 'in_process';
 /** How the completion route answered: the three answers a handler acts on. */
 export type CompletionOutcome = '200' | '207' | '409';
+
+// The closed label sets of the job series, each checked complete against its type: every series exists from the
+// start with 0, so a dashboard or an alert sees 0 before the first job instead of no data.
+const JOB_TYPES = Object.keys({ inference: 1, training: 1 } satisfies Record<JobType, 1>);
+const TRIGGERS = Object.keys({
+  service_init: 1,
+  service_update: 1,
+  direct: 1,
+  assignment: 1,
+  cascade: 1,
+  rerun: 1,
+  schedule: 1,
+} satisfies Record<JobTrigger, 1>);
+// Outcomes only: a cancellation is not counted here (docs/observability.md).
+const FINAL_STATUSES = Object.keys({ success: 1, failure: 1, timed_out: 1 } satisfies Record<
+  Exclude<JobStatus, 'pending' | 'running' | 'cancelled'>,
+  1
+>);
+const HANDLERS = Object.keys({ lambda: 1, container_task: 1, in_process: 1 } satisfies Record<HandlerKind, 1>);
+const COMPLETION_OUTCOMES = Object.keys({ 200: 1, 207: 1, 409: 1 } satisfies Record<CompletionOutcome, 1>);
+/** prom-client's gauges named like counters (`promtool check metrics` refuses them); `nodejs_active_*` by type stay. */
+const COUNTER_NAMED_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 export interface PoolStats {
   used: number;
@@ -150,7 +173,27 @@ export class ServiceMetrics {
       });
     }
     // Process metrics (CPU, memory, event loop lag); off in tests that only count the service's series.
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.defaultMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of COUNTER_NAMED_GAUGES) this.registry.removeSingleMetric(name);
+    }
+    this.initialiseJobSeries();
+  }
+
+  private initialiseJobSeries(): void {
+    for (const job_type of JOB_TYPES) {
+      for (const trigger of TRIGGERS) this.jobsStarted.inc({ job_type, trigger }, 0);
+      for (const status of FINAL_STATUSES) {
+        this.jobsFinished.inc({ job_type, status }, 0);
+        this.jobDuration.zero({ job_type, status });
+      }
+    }
+    for (const outcome of COMPLETION_OUTCOMES) this.completions.inc({ outcome }, 0);
+    for (const outcome of ['fired', 'failed']) this.cascadeEntries.inc({ outcome }, 0);
+    for (const handler of HANDLERS) {
+      this.dispatchAttempts.inc({ handler }, 0);
+      for (const retryable of ['true', 'false']) this.dispatchFailures.inc({ handler, retryable }, 0);
+    }
   }
 
   jobStarted(jobType: string, trigger: string): void {

@@ -39,7 +39,7 @@ Off by default. With \`CORS_ALLOWED_ORIGINS\` set, the listed origins may call t
 (\`OPTIONS\`) are answered with 204 and the \`Access-Control-Allow-*\` headers.`;
 
 export const TAGS = [
-  { name: 'Health', description: 'Liveness of the API and its dependencies' },
+  { name: 'Health', description: 'Health, liveness and readiness of the API and its dependencies, and its Prometheus metrics' },
   { name: 'Tenants', description: "Registry clients (tenants); onboarding is an administrator's act" },
   { name: 'Domains', description: 'Domains of a tenant and their feature definitions' },
   { name: 'Assignments', description: 'Keyed, revisioned bindings of model versions to a domain or a service' },
@@ -61,7 +61,7 @@ export const TAGS = [
 
 /** The tag of a path: its most specific resource. */
 export function tagOf(path: string): string {
-  if (path === '/v2/health') return 'Health';
+  if (path === '/v2/health' || path.startsWith('/v2/health/') || path === '/metrics') return 'Health';
   if (path.includes('/webhooks')) return 'Webhooks';
   if (path.includes('schedules')) return 'Schedules';
   if (path.includes('/event-subscriptions')) return 'Subscriptions';

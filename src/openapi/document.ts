@@ -52,6 +52,20 @@ function successes(op: Operation): [number, string][] {
   ];
 }
 
+/** The one text body (`/metrics`, Prometheus exposition format): its first series as the service writes them. */
+const TEXT_EXAMPLE = [
+  '# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.',
+  '# TYPE process_cpu_user_seconds_total counter',
+  'process_cpu_user_seconds_total 1.52',
+  '',
+].join('\n');
+
+/** The probes' 503 bodies, in the form the service answers them (src/domain/health.ts). */
+const UNHEALTHY: Record<string, unknown> = {
+  getHealth: { status: 'degraded', database: 'unavailable: connect ECONNREFUSED 127.0.0.1:5432', temporal: 'ok', job_starts: 'ok' },
+  getReadiness: { status: 'not_ready', serving: 'draining' },
+};
+
 /** Operations that upsert the domain default assignment, so a 422 may be an AssignBlockedErrorResponse. */
 const MAY_BLOCK = new Set(['upsertDomainAssignment', 'createDomainAssignment', 'assignDomainModel']);
 
@@ -59,7 +73,7 @@ function responses(op: Operation) {
   const out: Record<string, object> = {};
   for (const [status, description] of successes(op)) {
     const content = op.contentType
-      ? { [op.contentType]: { schema: { type: 'string' } } }
+      ? { [op.contentType]: { schema: { type: 'string' }, example: TEXT_EXAMPLE } }
       : json(successSchema(op), EXAMPLES[op.id]?.responses?.[status]);
     out[status] = { description, headers: requestIdHeader, content };
   }
@@ -70,7 +84,7 @@ function responses(op: Operation) {
         op.id === 'getReadiness'
           ? 'Not ready: draining, or a dependency is not in order'
           : 'The database or Temporal does not answer, or jobs cannot start';
-      out[503] = { description: why, headers: requestIdHeader, content: json(ref('schemas', op.response), undefined) };
+      out[503] = { description: why, headers: requestIdHeader, content: json(ref('schemas', op.response), UNHEALTHY[op.id]) };
     }
     return out;
   }

@@ -1,10 +1,11 @@
 /** Reusable parameters, headers and error responses of the OpenAPI document. */
 
 const requestId = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
-const errorBody = (description: string) => ({
+/** An ErrorResponse, with an example whose message has the form the service's own message of that status has. */
+const errorBody = (description: string, message: string) => ({
   description,
   headers: requestId,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: { success: false, message } } },
 });
 
 export const parameters = {
@@ -66,26 +67,43 @@ export const errorResponses: Record<number, { name: string; response: object }> 
     name: 'BadRequest',
     response: errorBody(
       'Validation error: malformed JSON, a body that is not application/json, a field breaking its schema (the message names the field and the rule), a bad path identifier or query value',
+      'handlers.inference: in_process handler requires name',
     ),
   },
   401: {
     name: 'Unauthorized',
     response: {
-      ...errorBody('Missing, invalid or expired bearer token'),
+      ...errorBody('Missing, invalid or expired bearer token', 'missing bearer token'),
       headers: { ...requestId, 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } },
     },
   },
-  403: { name: 'Forbidden', response: errorBody('The token lacks the permission (named in the message) or the tenant access') },
-  404: { name: 'NotFound', response: errorBody('The resource does not exist, or is a job of a tenant the caller may not see') },
+  403: {
+    name: 'Forbidden',
+    response: errorBody(
+      'The token lacks the permission (named in the message) or the tenant access',
+      'missing permission service_init (scope platform/service_init)',
+    ),
+  },
+  404: {
+    name: 'NotFound',
+    response: errorBody(
+      'The resource does not exist, or is a job of a tenant the caller may not see',
+      'job 0190f0c2-5d3b-7c2e-9a8b-2f6c1d4e5a7b not found',
+    ),
+  },
   409: {
     name: 'Conflict',
-    response: errorBody('Duplicate identifier, a status transition the rules refuse, or a completion contradicting the recorded one'),
+    response: errorBody(
+      'Duplicate identifier, a status transition the rules refuse, or a completion contradicting the recorded one',
+      'model scorer already exists',
+    ),
   },
-  413: { name: 'PayloadTooLarge', response: errorBody('The request body exceeds 1 MB') },
+  413: { name: 'PayloadTooLarge', response: errorBody('The request body exceeds 1 MB', 'request body exceeds 1 MB') },
   422: {
     name: 'Unprocessable',
     response: errorBody(
       'Semantically invalid: domain not active, no model assigned, features not matching the freeze, input not matching a contract, suspended tenant',
+      'domain flights is not active',
     ),
   },
   429: {
@@ -93,6 +111,7 @@ export const errorResponses: Record<number, { name: string; response: object }> 
     response: {
       ...errorBody(
         "Over a rate limit (docs/fairness.md): the tenant's job starts past its `jobs_per_second` and `burst`, or a tenant caller's requests past the per-caller limit; the message names the limit. Nothing was written.",
+        'jobs_per_second exceeded for acme: 50 per second with a burst of 200; retry in 1 s',
       ),
       headers: {
         ...requestId,
@@ -102,7 +121,10 @@ export const errorResponses: Record<number, { name: string; response: object }> 
       },
     },
   },
-  503: { name: 'Unavailable', response: errorBody('The database or Temporal is unreachable; retry later') },
+  503: {
+    name: 'Unavailable',
+    response: errorBody('The database or Temporal is unreachable; retry later', 'Temporal is unavailable; retry later'),
+  },
 };
 
 /** The 422 of the domain assignment upsert: one of two bodies. */
@@ -113,6 +135,10 @@ export const assignmentBlocked = {
   content: {
     'application/json': {
       schema: { oneOf: [{ $ref: '#/components/schemas/AssignBlockedErrorResponse' }, { $ref: '#/components/schemas/ErrorResponse' }] },
+      example: {
+        error: '1 non-departed service(s) have provided_features incompatible with scorer@2',
+        blocking_services: [{ service_id: 'LH-400', feature: 'seats', value: 900 }],
+      },
     },
   },
 };

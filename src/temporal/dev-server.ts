@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnLogged, stopChild } from './child-process';
 import { devServerArgs } from './server-tuning';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { ensurePrivateDir } from '../paths';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { TemporalConnection } from './connection';
@@ -60,7 +61,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-ip', '127.0.0.1');
   if (options.dbFile) {
-    mkdirSync(path.dirname(options.dbFile), { recursive: true });
+    ensurePrivateDir(path.dirname(options.dbFile));
     args.push('--db-filename', options.dbFile);
   }
   const { child, exited } = spawnLogged(binary, args, options.onOutput);

@@ -1,10 +1,10 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TemporalConnection } from './connection';
 import knexFactory from 'knex';
 import Long from 'long';
-import { projectRoot } from '../paths';
+import { ensurePrivateDir, projectRoot } from '../paths';
 import { freePort } from './dev-server';
 import { dynamicConfigYaml, type DynamicValue } from './server-tuning';
 import { spawnLogged, stopChild } from './child-process';
@@ -211,7 +211,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     ports[name] = await lowFreePort();
   }
   const configDir = path.join(options.workDir, 'config');
-  mkdirSync(configDir, { recursive: true });
+  ensurePrivateDir(configDir);
   const dynamicConfig = path.join(configDir, 'dynamic-config.yaml');
   writeFileSync(dynamicConfig, dynamicConfigYaml(options.dynamicConfig));
   writeFileSync(
@@ -259,7 +259,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     if (!options.headless) {
       const uiPort = await freePort(options.uiPort);
       const uiDir = path.join(options.workDir, 'ui');
-      mkdirSync(path.join(uiDir, 'config'), { recursive: true });
+      ensurePrivateDir(path.join(uiDir, 'config'));
       writeFileSync(
         path.join(uiDir, 'config', 'production.yaml'),
         `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\nrefreshInterval: 0s\ncors:\n  allowOrigins: []\n`,

@@ -87,7 +87,16 @@ function allowListed(ip: Address, policy: TargetPolicy): boolean {
   return policy.allowed.check(ip.toString(), ip.kind());
 }
 
-const refusal = (address: string, what: string) => `${address} is ${what} address (allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES)`;
+/** Why an address is refused, as a noun phrase ("a loopback address"); `allowable` when the allow-list could let it through. */
+interface Refusal {
+  what: string;
+  allowable: boolean;
+}
+
+const ALLOW_HINT = ' (allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES)';
+const hint = (refusal: Refusal) => (refusal.allowable ? ALLOW_HINT : '');
+/** "an IPv4-mapped", "an unspecified", but "a unique-local". */
+const withArticle = (words: string) => `${/^(?!uni)[aeiou]/i.test(words) ? 'an' : 'a'} ${words}`;
 
 /**
  * Why `address` may not be called, or undefined when it may: only public unicast (what ipaddr.js calls `unicast`
@@ -95,27 +104,33 @@ const refusal = (address: string, what: string) => `${address} is ${what} addres
  * translated, NAT64, 6to4, Teredo, IPv4-compatible) is judged by the IPv4 address it carries; the allow-list
  * covers an IPv4-mapped form (the same socket to this host) but no other, which reach another host's view of it.
  */
-export function addressProblem(address: string, policy: TargetPolicy, allowListApplies = true): string | undefined {
-  const ip = parseAddress(address);
-  if (!ip) return `${address} is not an IP address`;
+function refusalOf(ip: Address, policy: TargetPolicy, allowListApplies: boolean): Refusal | undefined {
   if (allowListApplies && allowListed(ip, policy)) return undefined;
   const range = ip.range();
-  const named = (r: string) => `a ${RANGE_WORDS[r] ?? r}`;
-  if (ip.kind() === 'ipv4') return range === 'unicast' ? undefined : refusal(address, named(range));
+  const refused = (words: string) => ({ what: `${withArticle(words)} address`, allowable: allowListApplies });
+  if (ip.kind() === 'ipv4') return range === 'unicast' ? undefined : refused(RANGE_WORDS[range] ?? range);
   const v6 = ip as ipaddr.IPv6;
-  if (range === 'loopback' || range === 'unspecified') return refusal(address, named(range));
+  if (range === 'loopback' || range === 'unspecified') return refused(RANGE_WORDS[range]);
   const embedding = EMBEDDINGS.find((e) => v6.match(e.prefix));
   if (embedding) {
     const carried = embedding.carried(v6);
-    if (!carried.length) return refusal(address, `a ${embedding.name}`);
+    if (!carried.length) return { what: `${withArticle(embedding.name)} address`, allowable: false };
     for (const v4 of carried) {
-      const problem = addressProblem(v4.toString(), policy, allowListApplies && embedding.name === 'IPv4-mapped');
-      if (problem) return `${address} is a ${embedding.name} address of ${problem}`;
+      const inner = refusalOf(v4, policy, allowListApplies && embedding.name === 'IPv4-mapped');
+      if (inner) return { what: `${withArticle(embedding.name)} address of ${v4.toString()}, ${inner.what}`, allowable: inner.allowable };
     }
     return undefined;
   }
-  if (!v6.match(GLOBAL_UNICAST)) return refusal(address, range === 'unicast' ? 'an unallocated (outside 2000::/3)' : named(range));
-  return range === 'unicast' ? undefined : refusal(address, named(range));
+  if (!v6.match(GLOBAL_UNICAST)) return refused(range === 'unicast' ? 'unallocated (outside 2000::/3)' : (RANGE_WORDS[range] ?? range));
+  return range === 'unicast' ? undefined : refused(RANGE_WORDS[range] ?? range);
+}
+
+/** Why `address` may not be called, as a sentence naming it, or undefined when it may (see `refusalOf`). */
+export function addressProblem(address: string, policy: TargetPolicy): string | undefined {
+  const ip = parseAddress(address);
+  if (!ip) return `${address} is not an IP address`;
+  const refusal = refusalOf(ip, policy, true);
+  return refusal && `${address} is ${refusal.what}${hint(refusal)}`;
 }
 
 /** Shape checks of a webhook URL that need no DNS. */
@@ -127,7 +142,10 @@ export function checkUrl(raw: string, policy: TargetPolicy): URL {
     throw new TargetRefused('url is not a valid absolute URL');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw new TargetRefused(`url must use https${policy.allowHttp ? ' or http' : ''}, not ${url.protocol.replace(':', '')}`);
+    const allowedHttp = policy.allowHttp ? ' or http' : '';
+    // Name the setting that would allow it: http is refused only because WEBHOOK_ALLOW_HTTP is off.
+    const setting = url.protocol === 'http:' ? ' (WEBHOOK_ALLOW_HTTP=true allows http, for development)' : '';
+    throw new TargetRefused(`url must use https${allowedHttp}, not ${url.protocol.replace(':', '')}${setting}`);
   }
   // Credentials in a URL end up in logs and delivery records; receivers authenticate us by the signature.
   if (url.username || url.password) throw new TargetRefused('url must not carry credentials');
@@ -159,8 +177,13 @@ export async function resolveTarget(
         });
       });
   for (const { address } of addresses) {
-    const problem = addressProblem(address, policy);
-    if (problem) throw new TargetRefused(`${hostname} resolves to ${problem}`);
+    const ip = parseAddress(address);
+    const refusal = ip ? refusalOf(ip, policy, true) : { what: 'not an IP address', allowable: false };
+    if (!refusal) continue;
+    // A literal host is its own address: "127.0.0.1 is a loopback address", not "127.0.0.1 resolves to 127.0.0.1 is ...".
+    throw new TargetRefused(
+      isIP(bare) ? addressProblem(address, policy)! : `${hostname} resolves to ${address}, ${refusal.what}${hint(refusal)}`,
+    );
   }
   return addresses;
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevRunner } from '../../src/dev/runner';
@@ -13,8 +13,15 @@ async function get(url: string, token?: string) {
   return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text() };
 }
 
+const mode = (dir: string) => (statSync(dir).mode & 0o777).toString(8);
+/** The data folder and those in it: the signing key and the database are their owner's alone. */
+const modes = (dataDir: string) =>
+  Object.fromEntries(['.', 'postgres', 'dev-auth', 'temporal'].map((dir) => [dir, mode(path.join(dataDir, dir))]));
+// Run as root, Postgres runs as the postgres user: it may pass through the data folder (0710, its group) to its own.
+const PRIVATE_MODES = { '.': process.getuid?.() === 0 ? '710' : '700', postgres: '700', 'dev-auth': '700', temporal: '700' };
+
 describe('npm start (the dev runner)', () => {
-  it('starts embedded Postgres, the Temporal dev server with its UI and a dev key, keeps data across restarts, and stops them all', async () => {
+  it('starts embedded Postgres, the Temporal dev server with its UI and a dev key in owner-only folders, keeps data across restarts, and stops them all', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-dev-'));
     chmodSync(tmp, 0o755); // like a project checkout: other users (the postgres user, when run as root) may enter it
     const dataDir = path.join(tmp, 'data');
@@ -24,6 +31,7 @@ describe('npm start (the dev runner)', () => {
       const first = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
       try {
         expect(first.started).toEqual(['postgres', 'temporal', 'dev-auth']);
+        expect(modes(dataDir)).toEqual(PRIVATE_MODES);
         expect(await get(`${first.apiUrl}/v2/health`)).toEqual({
           status: 200,
           body: { status: 'ok', database: 'ok', temporal: 'ok', job_starts: 'ok' },

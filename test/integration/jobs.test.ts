@@ -51,6 +51,40 @@ describe('jobs on Temporal', () => {
     return (await h.api('GET', `/v2/models/${modelId}/versions/${version}/jobs/${jobId}`)).body;
   }
 
+  /** A tenant whose service init fires a cascade to a model with `cascadeHandler`; the service's events once the cascade is final. */
+  async function initWithCascade(cascadeHandler: 'echo' | 'fail') {
+    const source = await activeModel(h, { features: SIMPLE_FEATURES });
+    const target = await activeModel(h, {
+      features: SIMPLE_FEATURES,
+      handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: cascadeHandler } },
+    });
+    const sub = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {
+      body: { trigger_event: 'inference_complete', target_model_id: target, target_action: 'inference', input_source: 'trigger_output' },
+    });
+    expect(sub.status).toBe(201);
+    const { base, clientId } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId: source });
+    const init = await initService(h, base, 'svc-cascade', { seats: 2 });
+    await eventually(async () => (await jobOf(source, init.body.job_id)).status === 'success', 20000, 'the init job');
+    // The cascade job is created in the transaction that finishes its source.
+    const { job_id: cascadeId } = await h.knex('model_jobs').where({ source_job_id: init.body.job_id }).first('job_id');
+    await eventually(async () => ['success', 'failure'].includes((await jobOf(target, cascadeId)).status), 20000, 'the cascade job');
+    // The events a job's outcome makes commit with it: once the cascade job reads final, its events are in the outbox.
+    const events = await h.knex('webhook_events').where({ client_id: clientId }).where('type', 'like', 'service.%').orderBy('event_id');
+    return { service: (await h.api('GET', `${base}/service/svc-cascade`)).body, events: events.map((e) => e.type as string) };
+  }
+
+  it('announces one service.available for an init whose cascade also succeeds (the cascade does not move the service)', async () => {
+    const { service, events } = await initWithCascade('echo');
+    expect(service.status).toBe('available');
+    expect(events).toEqual(['service.available']);
+  });
+
+  it('leaves the service available when its cascade fails', async () => {
+    const { service, events } = await initWithCascade('fail');
+    expect(service.status).toBe('available');
+    expect(events).toEqual(['service.available']);
+  });
+
   it('runs init → in-process dispatch → completion → service available', async () => {
     const modelId = await activeModel(h, { features: SIMPLE_FEATURES });
     const { base, clientId } = await tenantWithDomain(h, { features: SIMPLE_FEATURES, modelId });

@@ -90,7 +90,7 @@ describe('metrics after a job runs end to end', () => {
     expect(valueOf(api.samples, 'mos_jobs_started_total', { job_type: 'inference', trigger: 'direct' })).toBe(1);
     expect(valueOf(api.samples, 'mos_job_completion_reports_total', { outcome: '207' })).toBe(1);
     expect(valueOf(api.samples, 'mos_job_completion_reports_total', { outcome: '409' })).toBe(1);
-    expect(valueOf(api.samples, 'mos_job_completion_reports_total', { outcome: '200' })).toBeUndefined();
+    expect(valueOf(api.samples, 'mos_job_completion_reports_total', { outcome: '200' })).toBe(0); // initialised, never moved
     expect(valueOf(api.samples, 'mos_temporal_client_duration_seconds_count', { operation: 'start', outcome: 'ok' })).toBe(1);
     expect(valueOf(api.samples, 'mos_temporal_client_duration_seconds_count', { operation: 'update', outcome: 'ok' })).toBe(1);
     expect(valueOf(api.samples, 'mos_db_pool_max')).toBe(5);
@@ -108,7 +108,7 @@ describe('metrics after a job runs end to end', () => {
     expect(valueOf(w, 'mos_cascade_entries_total', { outcome: 'failed' })).toBe(1);
     expect(valueOf(w, 'mos_dispatch_attempts_total', { handler: 'lambda' })).toBe(1);
     expect(valueOf(w, 'mos_dispatch_attempts_total', { handler: 'in_process' })).toBe(1);
-    expect(valueOf(w, 'mos_dispatch_failures_total')).toBeUndefined();
+    expect(valueOf(w, 'mos_dispatch_failures_total')).toBe(0);
     expect(valueOf(w, 'mos_jobs_started_total', { job_type: 'inference', trigger: 'cascade' })).toBe(1);
     expect(valueOf(w, 'mos_db_pool_max')).toBe(4); // DATABASE_POOL_MAX of the processes tests spawn
     expect(valueOf(w, 'process_resident_memory_bytes')).toBeGreaterThan(0);

@@ -79,4 +79,15 @@ describe('the README quick start', () => {
     // The user token reads the service; the machine token lists the tenant's two inference jobs.
     expect(out.trimEnd().split('\n').slice(-2)).toEqual(['"available"', '2']);
   });
+
+  it("runs the typed client's example (client/README.md) as written, on the quick start's tenant", async () => {
+    // The README's command: the example compiled by `npm run build` (npm test builds before jest runs).
+    const run = await promisify(execFile)(process.execPath, ['dist/client/example.js'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 30000,
+      env: { ...process.env, API: runner.apiUrl, TOKEN: runner.adminToken },
+    });
+    expect(run.stdout.trim()).toMatch(/^job [0-9a-f-]{36}: (pending|running)$/);
+  });
 });

@@ -112,6 +112,27 @@ describe('webhook target policy', () => {
     expect(() => checkUrl('ftp://hooks.example.com/', dev)).toThrow(TargetRefused);
   });
 
+  it('names the setting that allows an http URL', () => {
+    expect(() => checkUrl('http://hooks.example.com/x', strict)).toThrow(
+      'url must use https, not http (WEBHOOK_ALLOW_HTTP=true allows http, for development)',
+    );
+  });
+
+  it('says once what a literal address is, and names the setting that allows it', async () => {
+    await expect(resolveTarget('127.0.0.1', strict, 1000, answering())).rejects.toThrow(
+      /^127\.0\.0\.1 is a loopback address \(allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES\)$/,
+    );
+    await expect(resolveTarget('[::ffff:127.0.0.1]', strict, 1000, answering())).rejects.toThrow(
+      /^::ffff:127\.0\.0\.1 is an IPv4-mapped address of 127\.0\.0\.1, a loopback address \(allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES\)$/,
+    );
+  });
+
+  it('names no setting where the allow-list cannot help (an embedding other than IPv4-mapped)', () => {
+    expect(addressProblem('64:ff9b::7f00:1', dev)).toBe(
+      '64:ff9b::7f00:1 is a NAT64 (64:ff9b::/96) address of 127.0.0.1, a loopback address',
+    );
+  });
+
   describe.each([
     ['IPv4', IPV4_SPECIAL],
     ['IPv6', IPV6_SPECIAL],
@@ -154,7 +175,7 @@ describe('webhook target policy', () => {
     'https://[2002:7f00:1::1]/',
   ])('refuses %s, a form the attack run got accepted', async (url) => {
     await expect(resolveTarget(checkUrl(url, strict).hostname, strict, 1000, answering())).rejects.toThrow(
-      /is a .* address of 1(27\.0\.0\.1|69\.254\.169\.254) is a (loopback|link-local) address/,
+      /is an? .* address of 1(27\.0\.0\.1|69\.254\.169\.254), a (loopback|link-local) address/,
     );
   });
 
@@ -184,7 +205,7 @@ describe('webhook target policy', () => {
   it('refuses a name when any address it resolves to is internal (a rebinding answer at send time)', async () => {
     await expect(resolveTarget('hooks.example.com', strict, 1000, answering('93.184.216.34'))).resolves.toHaveLength(1);
     await expect(resolveTarget('hooks.example.com', strict, 1000, answering('93.184.216.34', '169.254.169.254'))).rejects.toThrow(
-      'hooks.example.com resolves to 169.254.169.254 is a link-local address',
+      'hooks.example.com resolves to 169.254.169.254, a link-local address (allow it with WEBHOOK_ALLOWED_PRIVATE_RANGES)',
     );
     await expect(resolveTarget('[::1]', strict, 1000, answering())).rejects.toThrow(/loopback/);
   });
