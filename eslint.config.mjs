@@ -29,7 +29,7 @@ const layers = [
   ],
   [
     'src/observability/**',
-    ['**/db/**', '**/http/**', '**/routes/**', '**/activities/**'],
+    ['**/http/**', '**/routes/**', '**/activities/**'],
     'metrics and tracing are called by every layer and call none but the ports they wrap',
   ],
   [
