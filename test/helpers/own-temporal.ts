@@ -36,11 +36,11 @@ export async function startOwnTemporal(): Promise<CrashableTemporal> {
  * starts against a cache of the namespace that lags its listing for a few seconds after a registration, and a start
  * refused then marks its job failed (`start_refused`). The suite's own server gets that time in global-setup.
  */
-async function untilJobStartsAreTaken(address: string): Promise<void> {
+export async function untilJobStartsAreTaken(address: string, namespace = 'default'): Promise<void> {
   const connection = await TemporalConnection.open({ address });
   try {
-    await ensureSearchAttributes(connection, 'default');
-    const client = new Client({ connection });
+    await ensureSearchAttributes(connection, namespace);
+    const client = new Client({ connection, namespace });
     for (let attempt = 0; ; attempt++) {
       try {
         const probe = await client.workflow.start('searchAttributeProbe', {

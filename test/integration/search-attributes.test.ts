@@ -4,6 +4,7 @@ import Long from 'long';
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
 import { testEnv } from '../helpers/test-env';
+import { untilJobStartsAreTaken } from '../helpers/own-temporal';
 import { ensureSearchAttributes, missingSearchAttributes } from '../../src/temporal/search-attributes';
 import { JOB_SEARCH_ATTRIBUTES, JOB_TRIGGER } from '../../workflows/search-attributes';
 
@@ -38,8 +39,9 @@ async function namespaceWithoutJobTrigger(): Promise<string> {
 
 describe('a Temporal namespace that lacks a job search attribute', () => {
   let h: Harness;
+  let namespace: string;
   beforeAll(async () => {
-    const namespace = await namespaceWithoutJobTrigger();
+    namespace = await namespaceWithoutJobTrigger();
     h = await Harness.start({ worker: false, env: { TEMPORAL_NAMESPACE: namespace } });
   });
   afterAll(() => h.stop());
@@ -63,6 +65,9 @@ describe('a Temporal namespace that lacks a job search attribute', () => {
 
     await h.startWorker(); // registers what is missing
     await eventually(async () => (await h.api('GET', '/v2/health', { token: null })).status === 200, 60000, 'health to turn ok');
+    // The frontend checks starts against a cache of the namespace that lags a registration by seconds (a start refused
+    // then fails its job): wait until a start carrying the attributes is taken, as a deploy would before sending work.
+    await untilJobStartsAreTaken(testEnv.temporalAddress, namespace);
     const accepted = await initService(h, base, 'svc-sa', { seats: 2 });
     expect(accepted.status).toBe(202);
     await eventually(
