@@ -1,3 +1,4 @@
+import { failureMessage } from './failure-message';
 import { proxyActivities, ActivityFailure, continueAsNew, defineSignal, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
 import { WebhookQueueInput, WEBHOOK_QUEUE_WOKEN, WEBHOOK_TARGET_REFUSED } from './webhook-definitions';
@@ -12,10 +13,6 @@ const queue = proxyActivities<WebhookActivities>({
 
 /** Deliveries handled by one run before it continues as new, keeping its history short. */
 const DELIVERIES_PER_RUN = 100;
-
-function failureMessage(err: ActivityFailure): string {
-  return err.cause?.message ?? err.message;
-}
 
 /**
  * Sends the pending deliveries of one (endpoint, ordering key) queue, oldest event first, one at a time: a later
