@@ -53,7 +53,17 @@ function summary(job: JobView): string {
 
 // gRPC codes a workflow start can fail with that no retry fixes: a bad request (e.g. an undefined search
 // attribute), a missing namespace, a refused permission, a failed precondition.
-const PERMANENT_START_CODES = new Set([3, 5, 7, 9]);
+const INVALID_ARGUMENT = 3;
+const PERMANENT_START_CODES = new Set([INVALID_ARGUMENT, 5, 7, 9]);
+
+/** The server's own words: the SDK wraps them in its error ("Failed to start Workflow …") as the cause's details. */
+function serverAnswer(err: unknown): string {
+  let answer = (err as Error).message;
+  for (let e = err as { details?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.details === 'string' && e.details) answer = e.details;
+  }
+  return answer;
+}
 
 function grpcCode(err: unknown): number | undefined {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
@@ -93,6 +103,18 @@ export function createJobGateway(options: {
   const startWaitMs = options.startWaitMs ?? 5_000;
   let cached: { at: number; value: Readiness } | undefined;
   let inflight: Promise<Readiness> | undefined;
+
+  // The frontend checks a start's search attributes against a namespace cache that lags a registration by seconds:
+  // an attribute it calls undefined while the listing has them all is that lag, and passes, so the start waits.
+  async function searchAttributesLag(err: unknown): Promise<boolean> {
+    if (!/search attribute/i.test(serverAnswer(err))) return false;
+    try {
+      const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
+      return missing.length === 0;
+    } catch {
+      return true;
+    }
+  }
 
   async function check(): Promise<Readiness> {
     try {
@@ -154,7 +176,12 @@ export function createJobGateway(options: {
         const code = grpcCode(err);
         if (code !== undefined && PERMANENT_START_CODES.has(code)) {
           cached = undefined;
-          throw new WorkflowStartRefused(`Temporal refused to start the job's workflow: ${(err as Error).message}`, { cause: err });
+          if (code === INVALID_ARGUMENT && (await searchAttributesLag(err))) {
+            throw new Error(`Temporal's frontend has not yet seen the registered job search attributes; the start is retried`, {
+              cause: err,
+            });
+          }
+          throw new WorkflowStartRefused(`Temporal refused to start the job's workflow: ${serverAnswer(err)}`, { cause: err });
         }
         throw err;
       }
