@@ -1,5 +1,5 @@
-# One image for the API and the worker; docker-compose picks the command.
-FROM node:20-bookworm-slim AS build
+# One image for the API and the worker; docker-compose picks the command. Node 26 (LTS), as in .node-version.
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,7 +13,7 @@ COPY client client
 COPY console console
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:26-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
