@@ -13,5 +13,5 @@ function traceIds(): Record<string, string> {
 }
 
 export function createLogger(level: string, name = 'model-orchestration'): Logger {
-  return pino({ name, level, mixin: traceIds, redact: { paths: ['req.headers.authorization', '*.token'], remove: true } });
+  return pino({ name, level, mixin: traceIds, redact: { paths: ['req.headers.authorization', '*.token', '*.secret'], remove: true } });
 }

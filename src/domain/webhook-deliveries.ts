@@ -6,6 +6,7 @@ import { signatureHeader } from '../webhooks/signature';
 import { postWebhook } from '../webhooks/sender';
 import { targetPolicy } from '../webhooks/target-policy';
 import { renderEventBody } from './events/event-body';
+import type { SecretBox } from '../secrets/secret-box';
 
 export type AttemptOutcome =
   | { outcome: 'delivered' | 'skipped' }
@@ -16,7 +17,13 @@ export type AttemptOutcome =
  * The steps of a webhook delivery workflow, as application functions: the activities (activities/webhooks.ts)
  * call these and add only what is theirs (the retry schedule's next attempt, failure types).
  */
-export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfig; jobUiUrl: (jobId: string) => string | null }) {
+export function createWebhookDeliveries(deps: {
+  knex: Knex;
+  config: WebhookConfig;
+  /** Opens the endpoint's sealed signing secrets for the moment of signing. */
+  secrets: SecretBox;
+  jobUiUrl: (jobId: string) => string | null;
+}) {
   const { knex, config } = deps;
   const policy = targetPolicy(config);
 
@@ -42,6 +49,7 @@ export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfi
       const attempt = await repo.beginAttempt(knex, deliveryId);
       const attemptedAt = new Date();
       const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+      const secrets = repo.sealedSigningSecrets(endpoint, attemptedAt).map((sealed) => deps.secrets.open(sealed));
       const result = await postWebhook(
         {
           url: endpoint.url,
@@ -52,7 +60,7 @@ export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfi
             // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
             'webhook-id': event.event_id,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signatureHeader(repo.signingSecrets(endpoint, attemptedAt), event.event_id, timestamp, body),
+            'webhook-signature': signatureHeader(secrets, event.event_id, timestamp, body),
           },
         },
         { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 },
