@@ -7,6 +7,7 @@ import { migrationSource, migrationSourceWith } from '../../migrations';
 import { createSecretBox, sealedKeyId } from '../../src/secrets/secret-box';
 import { parseSecretKeys } from '../../src/secrets/secret-keys';
 import { newSecret } from '../../src/webhooks/signature';
+import { createWebhookDeliveries } from '../../src/domain/webhook-deliveries';
 import { Harness } from '../helpers/harness';
 import { tenantWithDomain } from '../helpers/fixtures';
 import { ownDatabase } from '../helpers/own-temporal';
@@ -51,6 +52,31 @@ describe('webhook secrets at rest', () => {
     });
     const write = h.knex('webhook_endpoints').where({ webhook_id: created.body.webhook_id }).update({ secret_sealed: newSecret() });
     await expect(write).rejects.toThrow(/webhook_endpoints_secrets_sealed/);
+  });
+
+  it('a delivery whose secret is sealed under a key no longer configured fails its attempt, saying which key, and sends nothing', async () => {
+    const { clientId } = await tenantWithDomain(h);
+    const created = await h.api('POST', `/v2/clients/${clientId}/webhooks`, {
+      body: { url: 'http://127.0.0.1:9/hook', event_types: ['job.failed'] },
+    });
+    // No worker in this harness: the ping's delivery stays pending for the attempt made here.
+    const ping = await h.api('POST', `/v2/clients/${clientId}/webhooks/${created.body.webhook_id}/ping`);
+    expect(ping.status).toBe(202);
+    const withoutTheKey = createWebhookDeliveries({
+      knex: h.knex,
+      config: h.config.webhooks,
+      secrets: createSecretBox(parseSecretKeys(`k2=${randomBytes(32).toString('base64')}`)),
+      jobUiUrl: () => null,
+    });
+    const outcome = await withoutTheKey.attempt(ping.body.delivery_id, () => null);
+    expect(outcome).toMatchObject({ outcome: 'failed', refused: false });
+    const delivery = await h.api('GET', `/v2/clients/${clientId}/webhooks/${created.body.webhook_id}/deliveries/${ping.body.delivery_id}`);
+    expect(delivery.body.attempt_log).toEqual([
+      expect.objectContaining({
+        status_code: null,
+        error: 'cannot sign: a secret is sealed under key "test-1", which SECRET_KEYS does not hold',
+      }),
+    ]);
   });
 });
 
