@@ -23,6 +23,11 @@ const layers = [
     'the sender, its signature and its target policy are infrastructure the domain and activities call',
   ],
   [
+    'src/secrets/**',
+    ['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
+    'the secret box (seal/open under SECRET_KEYS) is infrastructure the domain, the repositories and the migrations call',
+  ],
+  [
     'src/auth/**',
     ['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**'],
     'tokens know no rules or storage',

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WebhookConfig } from '../src/webhooks/config';
+import type { SecretBox } from '../src/secrets/secret-box';
 import { createWebhookDeliveries } from '../src/domain/webhook-deliveries';
 import { classifiedActivities } from './classified';
 import { WEBHOOK_ATTEMPT_FAILED, WEBHOOK_TARGET_REFUSED } from '../workflows/webhook-definitions';
@@ -8,6 +9,7 @@ import { WEBHOOK_ATTEMPT_FAILED, WEBHOOK_TARGET_REFUSED } from '../workflows/web
 export interface WebhookActivityDeps {
   knex: Knex;
   config: WebhookConfig;
+  secrets: SecretBox;
   /** The Temporal UI link of a job, as the API shows it in `temporal_url`. */
   jobUiUrl: (jobId: string) => string | null;
 }

@@ -8,6 +8,7 @@ import { generateKeyPair, exportJWK, SignJWT } from 'jose';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { startDevServer, freePort } from '../src/temporal/dev-server';
 import { serveJwks } from '../src/dev/dev-auth';
+import { BENCH_SECRET_KEYS } from './processes';
 
 /**
  * `npm run bench:dashboard`: runs the API and the worker as the production processes do, drives ~90 s of mixed
@@ -48,7 +49,7 @@ function spawnEntry(entry: string, env: Record<string, string>, ready: string): 
   const js = path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'));
   const child = spawn(process.execPath, [js], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', SECRET_KEYS: BENCH_SECRET_KEYS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

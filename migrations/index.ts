@@ -7,9 +7,14 @@ import * as changeSafety from './20261220000000_change_safety';
 import * as unconfirmedOutcomes from './20261226000000_unconfirmed_outcomes';
 import * as schedules from './20261228000000_schedules';
 import * as tenantLimits from './20261230000000_tenant_limits';
+import { sealedWebhookSecrets } from './20261231000000_sealed_webhook_secrets';
+import type { SecretBox } from '../src/secrets/secret-box';
 
-/** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
-const migrations: Record<string, Knex.Migration> = {
+/**
+ * Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). `secrets`: the
+ * box of SECRET_KEYS, for the migrations that seal or open stored secrets.
+ */
+const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migration> => ({
   '20261122000000_initial_schema': initialSchema,
   '20261123000000_job_workflow_run': jobWorkflowRun,
   '20261201000000_webhooks': webhooks,
@@ -18,10 +23,17 @@ const migrations: Record<string, Knex.Migration> = {
   '20261226000000_unconfirmed_outcomes': unconfirmedOutcomes,
   '20261228000000_schedules': schedules,
   '20261230000000_tenant_limits': tenantLimits,
-};
+  '20261231000000_sealed_webhook_secrets': sealedWebhookSecrets(secrets),
+});
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(migrations).sort(),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => migrations[name],
-};
+export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {
+  const all = migrations(secrets);
+  return {
+    getMigrations: async () => Object.keys(all).sort(),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => all[name],
+  };
+}
+
+/** The list without keys: names for status checks, and every migration that has no secrets to convert. */
+export const migrationSource = migrationSourceWith();

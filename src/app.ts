@@ -40,6 +40,7 @@ import { registerWebhookRoutes } from './routes/webhooks.routes';
 import { createWebhooksService } from './domain/webhooks';
 import { createWebhookLauncher } from './temporal/webhook-launcher';
 import { targetPolicy } from './webhooks/target-policy';
+import { createSecretBox } from './secrets/secret-box';
 import { registerDocsRoutes } from './routes/docs.routes';
 import { registerConsoleRoutes } from './routes/console.routes';
 import { projectRoot } from './paths';
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps): {
       log,
       policy: targetPolicy(webhooks),
       secretGraceSeconds: webhooks.secretGraceSeconds,
+      secrets: createSecretBox(deps.config.secretKeys),
       launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
     }),
   );

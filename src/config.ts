@@ -3,6 +3,8 @@ import { webhookConfig, WebhookConfig } from './webhooks/config';
 import { commaSeparated, ConfigError, integer, decimal, type Env } from './env-values';
 import type { LimitDefaults } from './domain/limits';
 import type { HttpLimits } from './http/server';
+import { parseSecretKeys } from './secrets/secret-keys';
+import type { SecretKey } from './secrets/secret-box';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -90,6 +92,8 @@ export interface Config {
   };
   /** Outbound webhooks: target safety, retry schedule, dispatch (src/webhooks/config.ts). */
   webhooks: WebhookConfig;
+  /** Key-encryption keys of the secrets stored sealed (src/secrets/secret-box.ts), newest first; none when unset. */
+  secretKeys: SecretKey[];
   /** How long the API waits for a client's request (src/http/server.ts; docs/authorization.md, "Slow clients"). */
   http: HttpLimits;
   /** Schedules (docs/schedules.md): per-tenant limits, and the worker's reconciler of rows and Temporal Schedules. */
@@ -278,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),
     },
     webhooks: wrapConfigError(() => webhookConfig(env)),
+    secretKeys: parseSecretKeys(env.SECRET_KEYS),
     schedules: {
       maxPerTenant: integer(env, 'SCHEDULES_MAX_PER_TENANT', 100, 0),
       minIntervalSeconds: integer(env, 'SCHEDULE_MIN_INTERVAL_SECONDS', 60, 1),
@@ -294,5 +299,6 @@ export function requireProductionSettings(config: Config): void {
   if (!config.temporal.address) missing.push('TEMPORAL_ADDRESS');
   if (!config.auth.jwksUrl) missing.push('AUTH_JWKS_URL');
   if (!config.auth.issuer) missing.push('AUTH_ISSUER');
+  if (!config.secretKeys.length) missing.push('SECRET_KEYS');
   if (missing.length) throw new ConfigError(`missing required settings: ${missing.join(', ')}`);
 }

@@ -36,7 +36,7 @@ async function run() {
     Temporal UI  ${runner.temporalUiUrl ?? '(not configured: set TEMPORAL_UI_URL)'}
     Temporal     ${runner.temporalAddress}
     Metrics      ${api}/metrics${runner.workerMetricsUrl ? `, worker and Temporal SDK: ${runner.workerMetricsUrl}` : ''}
-    Started here ${runner.started.join(', ') || 'nothing else: using DATABASE_URL, TEMPORAL_ADDRESS and AUTH_JWKS_URL'}
+    Started here ${runner.started.join(', ') || 'nothing else: using DATABASE_URL, TEMPORAL_ADDRESS, AUTH_JWKS_URL and SECRET_KEYS'}
 ${
   runner.adminToken
     ? `

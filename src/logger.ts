@@ -12,6 +12,11 @@ function traceIds(): Record<string, string> {
   return { trace_id: traceId, span_id: spanId };
 }
 
-export function createLogger(level: string, name = 'model-orchestration'): Logger {
-  return pino({ name, level, mixin: traceIds, redact: { paths: ['req.headers.authorization', '*.token'], remove: true } });
+/** Tokens and secrets are removed from every line, wherever a caller put them one level down. */
+export function createLogger(level: string, name = 'model-orchestration', destination?: pino.DestinationStream): Logger {
+  const redact = {
+    paths: ['req.headers.authorization', '*.token', '*.secret', '*.secret_sealed', '*.previous_secret_sealed'],
+    remove: true,
+  };
+  return pino({ name, level, mixin: traceIds, redact }, destination);
 }

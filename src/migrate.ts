@@ -2,6 +2,7 @@ import { loadConfig, ConfigError } from './config';
 import { createKnex, migrateLatest } from './db/knex';
 import { connectTemporalClient } from './temporal/connection';
 import { ensureSearchAttributes } from './temporal/search-attributes';
+import { createSecretBox } from './secrets/secret-box';
 
 /**
  * `npm run migrate`: applies pending migrations to DATABASE_URL and, when TEMPORAL_ADDRESS is set, registers
@@ -12,7 +13,8 @@ async function run() {
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required');
   const knex = createKnex(config.databaseUrl, { max: 2, name: 'mos-migrate' });
   try {
-    const applied = await migrateLatest(knex);
+    // Without SECRET_KEYS the migrations that seal stored secrets stop and name it, if there are any to seal.
+    const applied = await migrateLatest(knex, config.secretKeys.length ? createSecretBox(config.secretKeys) : undefined);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
   } finally {
     await knex.destroy();

@@ -25,6 +25,8 @@ import type { Tracing } from './observability/tracing';
 export async function runWorker(tracing?: Tracing): Promise<void> {
   const config = loadConfig();
   if (!config.databaseUrl || !config.temporal.address) throw new ConfigError('DATABASE_URL and TEMPORAL_ADDRESS are required');
+  // It signs webhook deliveries with secrets stored sealed under these keys.
+  if (!config.secretKeys.length) throw new ConfigError('SECRET_KEYS is required (README, "Secrets at rest")');
   const log = createLogger(config.logLevel, 'worker');
   const { port: metricsPort, sdkPort } = config.workerMetrics;
   // Before any connection: the SDK reads its telemetry options once, when its Runtime is installed.

@@ -1,6 +1,7 @@
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource } from '../../migrations';
+import { migrationSourceWith } from '../../migrations';
+import type { SecretBox } from '../secrets/secret-box';
 
 // Return timestamptz as Date (default) and bigint counts as numbers: counts here never exceed 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -17,7 +18,8 @@ export function createKnex(databaseUrl: string, pool: { min?: number; max?: numb
   });
 }
 
-export async function migrateLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = await knex.migrate.latest({ migrationSource });
+/** `secrets`: needed when a migration has stored secrets to seal (SECRET_KEYS); it says so when it is missing. */
+export async function migrateLatest(knex: Knex, secrets?: SecretBox): Promise<string[]> {
+  const [, applied] = await knex.migrate.latest({ migrationSource: migrationSourceWith(secrets) });
   return applied as string[];
 }

@@ -19,8 +19,9 @@ export interface EndpointRow {
   event_types: string[];
   filter: EndpointFilter;
   status: EndpointStatus;
-  secret: string;
-  previous_secret: string | null;
+  /** Sealed (src/secrets/secret-box.ts): the database never holds a signing secret in plain text. */
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
   created_at: Date;
@@ -113,7 +114,7 @@ export function toDelivery(row: DeliveryRow & { event_type: string }, attempts: 
 
 // --- endpoints
 
-export type NewEndpoint = Pick<EndpointRow, 'client_id' | 'url' | 'description' | 'event_types' | 'filter' | 'secret'> & {
+export type NewEndpoint = Pick<EndpointRow, 'client_id' | 'url' | 'description' | 'event_types' | 'filter' | 'secret_sealed'> & {
   status?: EndpointStatus;
 };
 
@@ -148,8 +149,8 @@ export async function updateEndpoint(
       | 'event_types'
       | 'filter'
       | 'status'
-      | 'secret'
-      | 'previous_secret'
+      | 'secret_sealed'
+      | 'previous_secret_sealed'
       | 'previous_secret_expires_at'
       | 'failing_since'
     >
@@ -165,11 +166,13 @@ export async function deleteEndpoint(db: Db, webhookId: string): Promise<void> {
   await db('webhook_endpoints').where({ webhook_id: webhookId }).delete();
 }
 
-/** The secrets a delivery is signed with now: the current one, and the previous one during its grace period. */
-export function signingSecrets(row: EndpointRow, now = new Date()): string[] {
+/** The secrets a delivery is signed with now, sealed: the current one, and the previous one during its grace period. */
+export function sealedSigningSecrets(row: EndpointRow, now = new Date()): string[] {
   const previous =
-    row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now ? [row.previous_secret] : [];
-  return [row.secret, ...previous];
+    row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > now
+      ? [row.previous_secret_sealed]
+      : [];
+  return [row.secret_sealed, ...previous];
 }
 
 // --- the outbox

@@ -25,6 +25,9 @@ import { ServiceMetrics } from '../observability/metrics';
 import { poolStats } from '../db/pool-stats';
 import { clientMetricsInterceptor } from '../temporal/client-metrics';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev-auth';
+import { loadDevSecretKeys } from './dev-secrets';
+import { parseSecretKeys } from '../secrets/secret-keys';
+import { createSecretBox } from '../secrets/secret-box';
 import { installTemporalRuntime } from '../temporal/runtime';
 import { serveWorkerMetrics } from '../observability/worker-metrics-server';
 
@@ -115,13 +118,18 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       started.push('dev-auth');
     }
 
+    if (!config.secretKeys.length) {
+      config.secretKeys = parseSecretKeys(loadDevSecretKeys(options.dataDir));
+      started.push('dev-secrets');
+    }
+
     // As the production worker does (src/worker-process.ts): the SDK's exporter is set before the worker's first connection.
     const { port: metricsPort, sdkPort } = config.workerMetrics;
     installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
 
     const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-dev' });
     cleanups.push(() => knex.destroy());
-    await migrateLatest(knex);
+    await migrateLatest(knex, createSecretBox(config.secretKeys));
 
     // One process, one registry: the API's /metrics shows the worker's series too.
     const metrics = new ServiceMetrics({ pool: poolStats(knex) });

@@ -3,9 +3,10 @@ import * as repo from '../db/webhooks.repository';
 import { inTransaction } from '../db/transaction';
 import type { WebhookConfig } from '../webhooks/config';
 import { signatureHeader } from '../webhooks/signature';
-import { postWebhook } from '../webhooks/sender';
+import { postWebhook, type SendResult } from '../webhooks/sender';
 import { targetPolicy } from '../webhooks/target-policy';
 import { renderEventBody } from './events/event-body';
+import { SealedSecretError, type SecretBox } from '../secrets/secret-box';
 
 export type AttemptOutcome =
   | { outcome: 'delivered' | 'skipped' }
@@ -16,9 +17,25 @@ export type AttemptOutcome =
  * The steps of a webhook delivery workflow, as application functions: the activities (activities/webhooks.ts)
  * call these and add only what is theirs (the retry schedule's next attempt, failure types).
  */
-export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfig; jobUiUrl: (jobId: string) => string | null }) {
+export function createWebhookDeliveries(deps: {
+  knex: Knex;
+  config: WebhookConfig;
+  /** Opens the endpoint's sealed signing secrets for the moment of signing. */
+  secrets: SecretBox;
+  jobUiUrl: (jobId: string) => string | null;
+}) {
   const { knex, config } = deps;
   const policy = targetPolicy(config);
+
+  /** The secrets in force, opened; or why they cannot be. */
+  function openSigningSecrets(endpoint: repo.EndpointRow, at: Date): string[] | SealedSecretError {
+    try {
+      return repo.sealedSigningSecrets(endpoint, at).map((sealed) => deps.secrets.open(sealed));
+    } catch (err) {
+      if (err instanceof SealedSecretError) return err;
+      throw err;
+    }
+  }
 
   return {
     async next(webhookId: string, orderingKey: string): Promise<string | null> {
@@ -42,21 +59,26 @@ export function createWebhookDeliveries(deps: { knex: Knex; config: WebhookConfi
       const attempt = await repo.beginAttempt(knex, deliveryId);
       const attemptedAt = new Date();
       const timestamp = Math.floor(attemptedAt.getTime() / 1000);
-      const result = await postWebhook(
-        {
-          url: endpoint.url,
-          body,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'model-orchestration-webhooks/1',
-            // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
-            'webhook-id': event.event_id,
-            'webhook-timestamp': String(timestamp),
-            'webhook-signature': signatureHeader(repo.signingSecrets(endpoint, attemptedAt), event.event_id, timestamp, body),
-          },
-        },
-        { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 },
-      );
+      // A secret sealed under a key SECRET_KEYS no longer holds cannot sign: a failed attempt, logged, that the
+      // retries repeat until the key is back (README, "Secrets at rest").
+      const secrets = openSigningSecrets(endpoint, attemptedAt);
+      const result: SendResult = Array.isArray(secrets)
+        ? await postWebhook(
+            {
+              url: endpoint.url,
+              body,
+              headers: {
+                'content-type': 'application/json',
+                'user-agent': 'model-orchestration-webhooks/1',
+                // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
+                'webhook-id': event.event_id,
+                'webhook-timestamp': String(timestamp),
+                'webhook-signature': signatureHeader(secrets, event.event_id, timestamp, body),
+              },
+            },
+            { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 },
+          )
+        : { latencyMs: 0, error: `cannot sign: ${secrets.message}` };
       const delivered = !result.error;
       await inTransaction(knex, async (trx) => {
         await repo.recordAttempt(

@@ -9,6 +9,7 @@ import { newSecret } from '../webhooks/signature';
 import { checkTarget, TargetPolicy, TargetRefused } from '../webhooks/target-policy';
 import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES, EventType } from './events/event-types';
 import type { WebhookLauncher } from './ports/webhook-launcher';
+import type { SecretBox } from '../secrets/secret-box';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 
 /** Whose endpoints: a tenant's, or (null) the platform-wide ones. */
@@ -27,6 +28,8 @@ export function createWebhooksService(deps: {
   policy: TargetPolicy;
   launcher: WebhookLauncher;
   secretGraceSeconds: number;
+  /** Seals the signing secrets before they are stored; the plain secret is in one answer only. */
+  secrets: SecretBox;
   log: Logger;
 }) {
   const { knex, launcher } = deps;
@@ -80,15 +83,16 @@ export function createWebhooksService(deps: {
     async create(owner: WebhookOwner, body: WebhookBody) {
       if (owner !== null) await requireClient(knex, owner);
       await checkBody(owner, body);
+      const secret = newSecret();
       const row = await repo.insertEndpoint(knex, {
         client_id: owner,
         url: body.url,
         description: body.description ?? '',
         event_types: [...new Set(body.event_types)],
         filter: body.filter ?? {},
-        secret: newSecret(),
+        secret_sealed: deps.secrets.seal(secret),
       });
-      return { ...repo.toWebhook(row), secret: row.secret };
+      return { ...repo.toWebhook(row), secret };
     },
 
     async list(owner: WebhookOwner, page: PageRequest, status?: string) {
@@ -124,12 +128,13 @@ export function createWebhooksService(deps: {
       return inTransaction(knex, async (trx) => {
         const row = await requireEndpoint(owner, webhookId, trx, true);
         const expires = new Date(Date.now() + deps.secretGraceSeconds * 1000);
-        const updated = await repo.updateEndpoint(trx, webhookId, {
-          secret: newSecret(),
-          previous_secret: row.secret,
+        const secret = newSecret();
+        await repo.updateEndpoint(trx, webhookId, {
+          secret_sealed: deps.secrets.seal(secret),
+          previous_secret_sealed: row.secret_sealed,
           previous_secret_expires_at: expires,
         });
-        return { webhook_id: webhookId, secret: updated.secret, previous_secret_expires_at: expires.toISOString() };
+        return { webhook_id: webhookId, secret, previous_secret_expires_at: expires.toISOString() };
       });
     },
 

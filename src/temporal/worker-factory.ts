@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import { createWebhookActivities } from '../../activities/webhooks';
+import { createSecretBox } from '../secrets/secret-box';
 import { createScheduleActivities } from '../../activities/schedules';
 import { createScheduleFires } from '../domain/schedule-fires';
 import { createJobsService } from '../domain/jobs';
@@ -95,6 +96,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   const webhookActivities = createWebhookActivities({
     knex: deps.knex,
     config: config.webhooks,
+    secrets: createSecretBox(config.secretKeys),
     jobUiUrl: (jobId) => gateway.uiUrl(jobId),
   });
   const worker = await Worker.create({

@@ -9,6 +9,7 @@ import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { loadConfig, Config } from '../../src/config';
+import { TEST_SECRET_KEYS } from './secret-keys';
 import { createKnex } from '../../src/db/knex';
 import { createApp } from '../../src/app';
 import { jobGatewayFor } from '../../src/temporal/job-gateway';
@@ -119,6 +120,7 @@ export class Harness {
       LOG_LEVEL: 'silent',
       // Tests stop workers with activities in flight on purpose; they need no grace period.
       WORKER_SHUTDOWN_GRACE_SECONDS: '0',
+      SECRET_KEYS: TEST_SECRET_KEYS,
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

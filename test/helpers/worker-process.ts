@@ -1,5 +1,6 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { TEST_SECRET_KEYS } from './secret-keys';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -18,7 +19,15 @@ export async function spawnServiceProcess(
     // Off unless a test asks for it: a dispatcher starts delivery workflows on its own task queue, and the
     // shared test database holds other tests' webhook events (production workers share one queue).
     // DATABASE_POOL_MAX: a test's processes share the suite's connection budget (README, "Postgres connections").
-    env: { ...process.env, LOG_LEVEL: 'info', WEBHOOK_DISPATCHER: 'off', JOB_RECONCILER: 'off', DATABASE_POOL_MAX: '4', ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      WEBHOOK_DISPATCHER: 'off',
+      JOB_RECONCILER: 'off',
+      DATABASE_POOL_MAX: '4',
+      SECRET_KEYS: TEST_SECRET_KEYS,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,9 +1,10 @@
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevRunner } from '../../src/dev/runner';
 import { freePort } from '../../src/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
+import { TEST_SECRET_KEYS } from '../helpers/secret-keys';
 
 const root = path.resolve(__dirname, '../..');
 const bundle = () => ({ codePath: testEnv.workflowBundlePath });
@@ -16,9 +17,16 @@ async function get(url: string, token?: string) {
 const mode = (dir: string) => (statSync(dir).mode & 0o777).toString(8);
 /** The data folder and those in it: the signing key and the database are their owner's alone. */
 const modes = (dataDir: string) =>
-  Object.fromEntries(['.', 'postgres', 'dev-auth', 'temporal'].map((dir) => [dir, mode(path.join(dataDir, dir))]));
+  Object.fromEntries(['.', 'postgres', 'dev-auth', 'dev-secrets', 'temporal'].map((dir) => [dir, mode(path.join(dataDir, dir))]));
 // Run as root, Postgres runs as the postgres user: it may pass through the data folder (0710, its group) to its own.
-const PRIVATE_MODES = { '.': process.getuid?.() === 0 ? '710' : '700', postgres: '700', 'dev-auth': '700', temporal: '700' };
+const PRIVATE_MODES = {
+  '.': process.getuid?.() === 0 ? '710' : '700',
+  postgres: '700',
+  'dev-auth': '700',
+  'dev-secrets': '700',
+  temporal: '700',
+};
+const KEY_FILES = ['dev-auth/signing-key.jwk.json', 'dev-secrets/secret-keys'];
 
 describe('npm start (the dev runner)', () => {
   it('starts embedded Postgres, the Temporal dev server with its UI and a dev key in owner-only folders, keeps data across restarts, and stops them all', async () => {
@@ -30,8 +38,9 @@ describe('npm start (the dev runner)', () => {
     try {
       const first = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
       try {
-        expect(first.started).toEqual(['postgres', 'temporal', 'dev-auth']);
+        expect(first.started).toEqual(['postgres', 'temporal', 'dev-auth', 'dev-secrets']);
         expect(modes(dataDir)).toEqual(PRIVATE_MODES);
+        expect(KEY_FILES.map((file) => mode(path.join(dataDir, file)))).toEqual(['600', '600']);
         expect(await get(`${first.apiUrl}/v2/health`)).toEqual({
           status: 200,
           body: { status: 'ok', database: 'ok', temporal: 'ok', job_starts: 'ok' },
@@ -47,6 +56,7 @@ describe('npm start (the dev runner)', () => {
         await first.stop();
       }
       await expect(fetch(`${first.apiUrl}/v2/health`)).rejects.toThrow();
+      const secretKeys = readFileSync(path.join(dataDir, 'dev-secrets/secret-keys'), 'utf8');
 
       const second = await startDevRunner({ env, root, dataDir, temporalPorts: ports, workflowBundle: bundle() });
       try {
@@ -54,6 +64,8 @@ describe('npm start (the dev runner)', () => {
         expect(kept.body).toMatchObject({ client_id: 'persisted', name: 'kept' });
         // The same dev key signs both runs, so a token from the first run still works.
         expect((await get(`${second.apiUrl}/v2/clients/persisted`, first.adminToken)).status).toBe(200);
+        // And the same dev key seals webhook secrets, so those of the first run still open.
+        expect(readFileSync(path.join(dataDir, 'dev-secrets/secret-keys'), 'utf8')).toBe(secretKeys);
       } finally {
         await second.stop();
       }
@@ -73,6 +85,7 @@ describe('npm start (the dev runner)', () => {
         TEMPORAL_ADDRESS: testEnv.temporalAddress,
         AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
         AUTH_ISSUER: 'https://idp.example/',
+        SECRET_KEYS: TEST_SECRET_KEYS,
         TEMPORAL_TASK_QUEUE: 'dev-runner-test',
         WEBHOOK_DISPATCHER: 'off',
       },
