@@ -11,11 +11,13 @@ import { findServiceByUuid, lockServiceByUuid, updateService } from '../db/servi
 import type { Principal } from '../auth/principal';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
+import type { FeatureRules } from './features';
+import { canaryRouteFor } from './canary-selection';
 
 type StartBody = Schemas['JobStartRequest'];
 
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
-export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
+export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
   const { knex, jobs } = deps;
 
   async function runAssignment(
@@ -206,13 +208,15 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
     ) {
       const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
       const service = await requireService(knex, domain, serviceId);
-      const assignment = await findRunnable(
+      const effective = await findRunnable(
         [
           { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId },
           { domainUuid: domain.domain_uuid, domainId },
         ],
         key,
       );
+      // A service in the share of a canary challenging the domain's key runs the candidate (docs/progressive-delivery.md).
+      const assignment = (await canaryRouteFor(knex, deps.rules, effective, serviceId))?.assignment ?? effective;
       return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid, serviceUuid: service.service_uuid }, body, ctx);
     },
   };
