@@ -4057,7 +4057,7 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000025",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
@@ -4069,7 +4069,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000025",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -4091,8 +4091,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000025",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
@@ -4141,7 +4141,7 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
@@ -4153,7 +4153,7 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -4175,8 +4175,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000027",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         }
@@ -4480,7 +4480,8 @@ export interface operations {
                      *         "activated_at": "2025-06-02T09:00:00.000Z",
                      *         "archived_at": null,
                      *         "created_by": "platform-app",
-                     *         "archived_by": null
+                     *         "archived_by": null,
+                     *         "status_reason": null
                      *       },
                      *       "compatibility": {
                      *         "compatible": true,
@@ -4702,7 +4703,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
@@ -4721,7 +4723,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000002",
@@ -4738,7 +4741,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": "2025-06-02T09:00:00.000Z",
                      *           "created_by": "platform-app",
-                     *           "archived_by": "platform-app"
+                     *           "archived_by": "platform-app",
+                     *           "status_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4811,6 +4815,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": null,
@@ -4874,7 +4879,8 @@ export interface operations {
                      *       "activated_at": "2025-06-02T09:00:00.000Z",
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
-                     *       "archived_by": null
+                     *       "archived_by": null,
+                     *       "status_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4948,6 +4954,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": {
@@ -4996,6 +5003,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "assignment_key": "fare-model-v2",
+                     *       "primary_key": "default",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "2",
+                     *       "share": 50,
+                     *       "services_total": 1,
+                     *       "selected": 1,
+                     *       "services": [
+                     *         "LH-400"
+                     *       ],
+                     *       "blocked": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["CanaryServices"];
                 };
             };
@@ -5031,6 +5053,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "assignment_key": "fare-model-v2",
+                     *       "role": "canary",
+                     *       "status": "active",
+                     *       "status_reason": null,
+                     *       "primary_key": "default",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "2",
+                     *       "revisions": [
+                     *         "0197a000-0000-7000-8000-000000000023"
+                     *       ],
+                     *       "since": "2025-06-02T09:00:00.000Z",
+                     *       "until": null,
+                     *       "primary": {
+                     *         "jobs": 0,
+                     *         "pending": 0,
+                     *         "running": 0,
+                     *         "succeeded": 0,
+                     *         "failed": 0,
+                     *         "cancelled": 0,
+                     *         "finished": 0,
+                     *         "success_rate": null,
+                     *         "failure_rate": null,
+                     *         "latency_ms": {
+                     *           "p50": null,
+                     *           "p95": null
+                     *         }
+                     *       },
+                     *       "candidate": {
+                     *         "jobs": 0,
+                     *         "pending": 0,
+                     *         "running": 0,
+                     *         "succeeded": 0,
+                     *         "failed": 0,
+                     *         "cancelled": 0,
+                     *         "finished": 0,
+                     *         "success_rate": null,
+                     *         "failure_rate": null,
+                     *         "latency_ms": {
+                     *           "p50": null,
+                     *           "p95": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RolloutReport"];
                 };
             };
@@ -5069,6 +5137,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dry_run": true,
+                     *       "primary": {
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000028",
+                     *         "domain_id": "eu-flights",
+                     *         "assignment_key": "default",
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "status": "active",
+                     *         "role": "pricing",
+                     *         "settings": {
+                     *           "currency": "EUR"
+                     *         },
+                     *         "metadata": {},
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "activated_at": "2025-06-02T09:00:00.000Z",
+                     *         "archived_at": null,
+                     *         "created_by": "platform-app",
+                     *         "archived_by": null,
+                     *         "status_reason": null
+                     *       },
+                     *       "archived": {
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *         "domain_id": "eu-flights",
+                     *         "assignment_key": "fare-model-v2",
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "status": "archived",
+                     *         "role": "canary",
+                     *         "settings": {
+                     *           "share": 50,
+                     *           "guardrail": {
+                     *             "min_jobs": 20,
+                     *             "max_failure_rate": 0.2
+                     *           },
+                     *           "primary_key": "default"
+                     *         },
+                     *         "metadata": {},
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "activated_at": "2025-06-02T09:00:00.000Z",
+                     *         "archived_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "archived_by": "platform-app",
+                     *         "status_reason": "promoted"
+                     *       },
+                     *       "services_moved": [],
+                     *       "services_already_on_candidate": [
+                     *         "LH-400"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Promotion"];
                 };
             };
@@ -5097,6 +5219,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "wait for the fleet migration"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RollbackRequest"];
             };
         };
@@ -5108,6 +5235,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "domain_id": "eu-flights",
+                     *       "assignment_key": "fare-model-v2",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "2",
+                     *       "status": "archived",
+                     *       "role": "canary",
+                     *       "settings": {
+                     *         "share": 50,
+                     *         "guardrail": {
+                     *           "min_jobs": 20,
+                     *           "max_failure_rate": 0.2
+                     *         },
+                     *         "primary_key": "default"
+                     *       },
+                     *       "metadata": {},
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "archived_by": "platform-app",
+                     *       "status_reason": "rolled back: wait for the fleet migration"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Assignment"];
                 };
             };
@@ -5160,8 +5314,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5558,7 +5712,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
@@ -5578,7 +5733,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
@@ -5596,7 +5752,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5666,7 +5823,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
@@ -5686,7 +5844,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5767,6 +5926,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": null,
@@ -5830,7 +5990,8 @@ export interface operations {
                      *       "activated_at": "2025-06-02T09:00:00.000Z",
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
-                     *       "archived_by": null
+                     *       "archived_by": null,
+                     *       "status_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -5900,6 +6061,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": null,
@@ -5962,8 +6124,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000025",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6864,8 +7026,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000029",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000029"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -8313,9 +8475,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -8373,9 +8535,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000025",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -8440,9 +8602,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -8500,9 +8662,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
