@@ -21,7 +21,11 @@ export async function rankedServices(db: Db, domainUuid: string): Promise<Ranked
     .orderByRaw('md5(service_id), service_id');
 }
 
-/** The active domain-scope revisions of a role that challenge the primary under `primaryKey`. */
+/**
+ * The active domain-scope revisions of a role that challenge the primary under `primaryKey`. Only revisions written
+ * under the rules of the roles carry `settings.primary_key`: a free-form `canary` or `shadow` role written before
+ * them means nothing until it is written again.
+ */
 export async function activeChallengers(
   db: Db,
   domainUuid: string,
@@ -31,7 +35,7 @@ export async function activeChallengers(
   return db('assignments')
     .where({ domain_uuid: domainUuid, status: 'active', role })
     .whereNull('service_uuid')
-    .whereRaw(`coalesce(settings->>'primary_key', 'default') = ?`, [primaryKey])
+    .whereRaw(`settings->>'primary_key' = ?`, [primaryKey])
     .orderBy('assignment_key');
 }
 

@@ -79,6 +79,10 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       if (original.job_type === 'training' && !principal.permissions.has('train_model')) {
         throw new ForbiddenError('re-running a training job needs permission train_model');
       }
+      if (original.trigger === 'shadow') {
+        // A re-run is a job of the service: a shadow's would move it (docs/progressive-delivery.md).
+        throw new UnprocessableError(`job ${jobId} is a shadow job, which is not re-run; re-run the primary job it shadows instead`);
+      }
       if (!TERMINAL_JOB_STATUSES.includes(original.status)) {
         throw new ConflictError(`job ${jobId} is ${original.status}; re-run it once it is final (or cancel it first)`);
       }

@@ -246,6 +246,9 @@ describe('progressive delivery: canary, shadow, report, promote, rollback, guard
         fields: ['score'],
       },
     ]);
+    const rerun = await h.api('POST', `/v2/jobs/${shadowIds[0]}/rerun`);
+    expect(rerun.status).toBe(422);
+    expect(rerun.body.message).toContain('shadow');
     const disagreeing = (await h.api('GET', report.agreement.disagreements[0].shadow_job)).body;
     expect(disagreeing).toMatchObject({ trigger: 'shadow', output: { score: 4 } });
 
