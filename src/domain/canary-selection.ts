@@ -27,7 +27,7 @@ export interface CanarySelection {
 
 /** How many of `total` services a share (0–100) takes: rounded up, so any share above 0 takes at least one. */
 export function canaryCount(share: number, total: number): number {
-  return Math.min(total, Math.ceil((share * total) / 100 - 1e-9));
+  return Math.max(0, Math.min(total, Math.ceil((share * total) / 100 - 1e-9)));
 }
 
 /**
