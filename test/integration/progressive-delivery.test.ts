@@ -91,6 +91,16 @@ describe('progressive delivery: canary, shadow, report, promote, rollback, guard
     const versions30 = await versionsAfterInit(base, ids);
     expect(ids.filter((id) => versions30[id] === '2').sort()).toEqual([...at30.services].sort());
     expect(ids.filter((id) => versions30[id] === '1')).toHaveLength(14);
+    // Running the primary's key for a service follows the canary too.
+    const outside = ids.find((id) => !at30.services.includes(id))!;
+    for (const [id, version] of [
+      [at30.services[0], '2'],
+      [outside, '1'],
+    ]) {
+      const run = await h.api('POST', `${base}/service/${id}/assignments/default/run`, { body: { input: {} } });
+      expect(run.status).toBe(202);
+      expect((await h.api('GET', `/v2/jobs/${run.body.job_id}`)).body.model_version).toBe(version);
+    }
 
     expect((await put(base, 'canary', { model_id: modelId, model_version: '2', role: 'canary', settings: { share: 60 } })).status).toBe(
       201,
