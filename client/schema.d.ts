@@ -332,6 +332,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/canary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The services that run a canary's candidate, and those its freeze keeps on the primary
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        get: operations["getCanaryServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The comparison of a canary or shadow with its primary: jobs, rates, latency, output agreement
+         * @description Requires permission `client_read` (scope `platform/client_read`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        get: operations["getRolloutReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a canary's or shadow's candidate the primary, archiving the canary or shadow (one transaction)
+         * @description Requires permission `manage_domains` (scope `platform/manage_domains`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["promoteAssignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll a canary or shadow back: archive it with the reason
+         * @description Requires permission `manage_domains` (scope `platform/manage_domains`, or `admin`); the caller must reach the `{client_id}` of the path.
+         */
+        post: operations["rollbackAssignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/run": {
         parameters: {
             query?: never;
@@ -2060,9 +2140,9 @@ export interface components {
              * @enum {unknown}
              */
             status?: "active" | "archived";
-            /** @description Free-form role of the binding */
+            /** @description `null` (default): the primary under its key. `canary`: a share of the domain's services (`settings.share`, 0–100) runs this version instead of the primary under `settings.primary_key` (default `default`). `shadow`: every inference job of that primary also runs on this version as a shadow job. Canary and shadow are domain-scope only (docs/progressive-delivery.md); any other value is free-form */
             role?: string | null;
-            /** @description Free-form settings handed to nobody but readers */
+            /** @description Free-form settings; for a canary or shadow: `primary_key`, `share` (canary, 0–100), `guardrail` `{max_failure_rate (0–1), min_jobs}` (canary), `tolerance` and `tolerances` `{field: number}` (numeric agreement of shadows) */
             settings?: Record<string, unknown>;
             /** @description Free-form metadata */
             metadata?: Record<string, unknown>;
@@ -2131,6 +2211,8 @@ export interface components {
             created_by?: string | null;
             /** @description Who archived it (the writer of the next revision) */
             archived_by?: string | null;
+            /** @description Why it left force other than by an upsert: `promoted`, `rolled back: <reason>` or the guardrail's reason (docs/progressive-delivery.md) */
+            status_reason?: string | null;
             /** @description On an upsert: the version against the revision it replaces and the domain features */
             compatibility?: components["schemas"]["AssignmentCompatibility"];
             preview?: components["schemas"]["ChangePreview"];
@@ -2239,7 +2321,7 @@ export interface components {
              * @description What started it
              * @enum {unknown}
              */
-            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
+            trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule" | "shadow";
             /** @description The tenant it belongs to; null for jobs started on the global model routes */
             client_id?: string | null;
             /** @description The domain, for service and assignment jobs */
@@ -2327,7 +2409,7 @@ export interface components {
                  * @description What started it
                  * @enum {unknown}
                  */
-                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
+                trigger: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule" | "shadow";
                 /** @description The schedule that started it, for a scheduled job */
                 schedule_id: string | null;
                 /** @description The fire's nominal time, for a scheduled job */
@@ -2482,7 +2564,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2497,7 +2579,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url?: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2525,7 +2607,7 @@ export interface components {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
             /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter: {
                 /** @description Only events of this domain */
@@ -3107,6 +3189,160 @@ export interface components {
                     } | null;
                 };
             };
+        };
+        /** @description The services of the domain that run a canary's candidate instead of the primary: the first `selected` of the services that have not departed in canary order (by the md5 of the service id, so a larger share keeps the services of a smaller one), less those whose features do not fit the candidate's freeze */
+        CanaryServices: {
+            /** @description The canary */
+            assignment_key: string;
+            /** @description The key of the primary it challenges */
+            primary_key: string;
+            /** @description The candidate model */
+            model_id: string;
+            /** @description The candidate version */
+            model_version: string;
+            /** @description The share (0–100) of the services it takes */
+            share: number;
+            /** @description Services that have not departed */
+            services_total: number;
+            /** @description How many of them the share takes (rounded up), blocked ones included */
+            selected: number;
+            /** @description The services that run the candidate, in canary order */
+            services: string[];
+            /** @description Services of the share that stay on the primary: one entry per feature that does not fit the candidate's freeze */
+            blocked: {
+                /** @description The service */
+                service_id: string;
+                /** @description The feature that does not fit */
+                feature: string;
+                /** @description Its stored value in provided_features (null when missing) */
+                value: unknown;
+                /** @description Why it does not fit */
+                reason: string;
+            }[];
+        };
+        /** @description One side of a rollout report: the primary's jobs or the candidate's */
+        RolloutSide: {
+            /** @description Every job of the side */
+            jobs: number;
+            /** @description Not started yet */
+            pending: number;
+            /** @description Dispatched, not final */
+            running: number;
+            /** @description `success` */
+            succeeded: number;
+            /** @description `failure` and `timed_out` */
+            failed: number;
+            /** @description `cancelled` (in neither rate) */
+            cancelled: number;
+            /** @description succeeded + failed: the denominator of the rates */
+            finished: number;
+            /** @description succeeded / finished; null before any job finished */
+            success_rate: number | null;
+            /** @description failed / finished; null before any job finished */
+            failure_rate: number | null;
+            /** @description Dispatch (`started_at`) to completion (`completed_at`) of the succeeded and failed jobs */
+            latency_ms: {
+                /** @description Median, ms */
+                p50: number | null;
+                /** @description 95th percentile, ms */
+                p95: number | null;
+            };
+        };
+        /** @description A shadow's outputs against its primary's on the same input, over the pairs in which both succeeded: exact JSON equality, and per numeric field (dotted path) the share within the tolerance */
+        RolloutAgreement: {
+            /** @description Shadow jobs with their primary job */
+            pairs: number;
+            /** @description Pairs in which both succeeded */
+            compared: number;
+            /** @description Compared pairs with equal outputs */
+            exact_matches: number;
+            /** @description exact_matches / compared */
+            exact_match_rate: number | null;
+            fields: {
+                /** @description Dotted path of a numeric output field */
+                field: string;
+                /** @description `settings.tolerances[field]`, else `settings.tolerance`, else 0 */
+                tolerance: number;
+                /** @description Compared pairs in which either side has it */
+                compared: number;
+                /** @description Of those, pairs in which both have it within the tolerance */
+                within_tolerance: number;
+                /** @description within_tolerance / compared */
+                share: number | null;
+            }[];
+            /** @description Compared pairs whose outputs differ (at most 100), with links to both jobs */
+            disagreements: {
+                /** @description The primary job */
+                primary_job_id: string;
+                /** @description Its shadow */
+                shadow_job_id: string;
+                /** @description GET path of the primary job */
+                primary_job: string;
+                /** @description GET path of the shadow job */
+                shadow_job: string;
+                /** @description Numeric fields out of tolerance or on one side only */
+                fields: string[];
+            }[];
+            /** @description More pairs disagree than are listed */
+            disagreements_truncated: boolean;
+        };
+        /** @description A canary's or shadow's comparison with its primary over its rollout (the revisions under the key since it came into force, share changes included); available while it runs and after it left force */
+        RolloutReport: {
+            /** @description The canary or shadow */
+            assignment_key: string;
+            /**
+             * @description Its role
+             * @enum {unknown}
+             */
+            role: "canary" | "shadow";
+            /**
+             * @description `active` while the rollout runs
+             * @enum {unknown}
+             */
+            status: "active" | "archived";
+            /** @description Why it left force (promoted, rolled back, the guardrail) */
+            status_reason: string | null;
+            /** @description The key of the primary */
+            primary_key: string;
+            /** @description The candidate model */
+            model_id: string;
+            /** @description The candidate version */
+            model_version: string;
+            /** @description The assignment revisions of the rollout, newest first */
+            revisions: string[];
+            /**
+             * Format: date-time
+             * @description When the rollout came into force
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it left force; null while it runs
+             */
+            until: string | null;
+            /** @description Canary: the primary's jobs in the domain over the same time; shadow: the primary jobs its shadows ran beside */
+            primary: components["schemas"]["RolloutSide"];
+            /** @description The candidate's jobs (a canary's, or the shadow jobs) */
+            candidate: components["schemas"]["RolloutSide"];
+            agreement?: components["schemas"]["RolloutAgreement"];
+        };
+        /** @description A promotion: the candidate as the new primary revision and the archived canary or shadow, written in one transaction (on `?dry_run=true`, what would be written) */
+        Promotion: {
+            /**
+             * @description Present (true) on a dry run: nothing was written
+             * @constant
+             */
+            dry_run?: true;
+            primary: components["schemas"]["Assignment"];
+            archived: components["schemas"]["Assignment"];
+            /** @description Services that move from the primary version to the candidate */
+            services_moved: string[];
+            /** @description Services that ran the candidate already (the canary's share) */
+            services_already_on_candidate: string[];
+        };
+        RollbackRequest: {
+            /** @description Why; kept in `status_reason` and the event */
+            reason?: string;
         };
     };
     responses: {
@@ -3736,7 +3972,7 @@ export interface operations {
                 /** @description Only items with this status */
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
-                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule" | "shadow";
                 /** @description Cascade jobs this job started */
                 source_job_id?: string;
                 /** @description Jobs of the cascade tree with this root */
@@ -3821,7 +4057,7 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000025",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
@@ -3833,7 +4069,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000025",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -3855,8 +4091,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000025",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
@@ -3905,7 +4141,7 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
@@ -3917,7 +4153,7 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -3939,8 +4175,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000027",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         }
@@ -4244,7 +4480,8 @@ export interface operations {
                      *         "activated_at": "2025-06-02T09:00:00.000Z",
                      *         "archived_at": null,
                      *         "created_by": "platform-app",
-                     *         "archived_by": null
+                     *         "archived_by": null,
+                     *         "status_reason": null
                      *       },
                      *       "compatibility": {
                      *         "compatible": true,
@@ -4466,7 +4703,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
@@ -4485,7 +4723,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000002",
@@ -4502,7 +4741,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": "2025-06-02T09:00:00.000Z",
                      *           "created_by": "platform-app",
-                     *           "archived_by": "platform-app"
+                     *           "archived_by": "platform-app",
+                     *           "status_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4575,6 +4815,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": null,
@@ -4590,6 +4831,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
             429: components["responses"]["TooManyRequests"];
@@ -4637,7 +4879,8 @@ export interface operations {
                      *       "activated_at": "2025-06-02T09:00:00.000Z",
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
-                     *       "archived_by": null
+                     *       "archived_by": null,
+                     *       "status_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -4711,6 +4954,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": {
@@ -4729,8 +4973,304 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCanaryServices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description domain id */
+                domain_id: string;
+                /** @description assignment key */
+                assignment_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "assignment_key": "fare-model-v2",
+                     *       "primary_key": "default",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "2",
+                     *       "share": 50,
+                     *       "services_total": 1,
+                     *       "selected": 1,
+                     *       "services": [
+                     *         "LH-400"
+                     *       ],
+                     *       "blocked": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CanaryServices"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRolloutReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description domain id */
+                domain_id: string;
+                /** @description assignment key */
+                assignment_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "assignment_key": "fare-model-v2",
+                     *       "role": "canary",
+                     *       "status": "active",
+                     *       "status_reason": null,
+                     *       "primary_key": "default",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "2",
+                     *       "revisions": [
+                     *         "0197a000-0000-7000-8000-000000000023"
+                     *       ],
+                     *       "since": "2025-06-02T09:00:00.000Z",
+                     *       "until": null,
+                     *       "primary": {
+                     *         "jobs": 0,
+                     *         "pending": 0,
+                     *         "running": 0,
+                     *         "succeeded": 0,
+                     *         "failed": 0,
+                     *         "cancelled": 0,
+                     *         "finished": 0,
+                     *         "success_rate": null,
+                     *         "failure_rate": null,
+                     *         "latency_ms": {
+                     *           "p50": null,
+                     *           "p95": null
+                     *         }
+                     *       },
+                     *       "candidate": {
+                     *         "jobs": 0,
+                     *         "pending": 0,
+                     *         "running": 0,
+                     *         "succeeded": 0,
+                     *         "failed": 0,
+                     *         "cancelled": 0,
+                     *         "finished": 0,
+                     *         "success_rate": null,
+                     *         "failure_rate": null,
+                     *         "latency_ms": {
+                     *           "p50": null,
+                     *           "p95": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RolloutReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    promoteAssignment: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description domain id */
+                domain_id: string;
+                /** @description assignment key */
+                assignment_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dry_run": true,
+                     *       "primary": {
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000028",
+                     *         "domain_id": "eu-flights",
+                     *         "assignment_key": "default",
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "status": "active",
+                     *         "role": "pricing",
+                     *         "settings": {
+                     *           "currency": "EUR"
+                     *         },
+                     *         "metadata": {},
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "activated_at": "2025-06-02T09:00:00.000Z",
+                     *         "archived_at": null,
+                     *         "created_by": "platform-app",
+                     *         "archived_by": null,
+                     *         "status_reason": null
+                     *       },
+                     *       "archived": {
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *         "domain_id": "eu-flights",
+                     *         "assignment_key": "fare-model-v2",
+                     *         "model_id": "fare-model",
+                     *         "model_version": "2",
+                     *         "status": "archived",
+                     *         "role": "canary",
+                     *         "settings": {
+                     *           "share": 50,
+                     *           "guardrail": {
+                     *             "min_jobs": 20,
+                     *             "max_failure_rate": 0.2
+                     *           },
+                     *           "primary_key": "default"
+                     *         },
+                     *         "metadata": {},
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "activated_at": "2025-06-02T09:00:00.000Z",
+                     *         "archived_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "archived_by": "platform-app",
+                     *         "status_reason": "promoted"
+                     *       },
+                     *       "services_moved": [],
+                     *       "services_already_on_candidate": [
+                     *         "LH-400"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["AssignmentBlocked"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rollbackAssignment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description client id */
+                client_id: string;
+                /** @description domain id */
+                domain_id: string;
+                /** @description assignment key */
+                assignment_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "wait for the fleet migration"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RollbackRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "domain_id": "eu-flights",
+                     *       "assignment_key": "fare-model-v2",
+                     *       "model_id": "fare-model",
+                     *       "model_version": "2",
+                     *       "status": "archived",
+                     *       "role": "canary",
+                     *       "settings": {
+                     *         "share": 50,
+                     *         "guardrail": {
+                     *           "min_jobs": 20,
+                     *           "max_failure_rate": 0.2
+                     *         },
+                     *         "primary_key": "default"
+                     *       },
+                     *       "metadata": {},
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "activated_at": "2025-06-02T09:00:00.000Z",
+                     *       "archived_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "archived_by": "platform-app",
+                     *       "status_reason": "rolled back: wait for the fleet migration"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Assignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
@@ -4774,8 +5314,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5172,7 +5712,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
@@ -5192,7 +5733,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
@@ -5210,7 +5752,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5280,7 +5823,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         },
                      *         {
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000016",
@@ -5300,7 +5844,8 @@ export interface operations {
                      *           "activated_at": "2025-06-02T09:00:00.000Z",
                      *           "archived_at": null,
                      *           "created_by": "platform-app",
-                     *           "archived_by": null
+                     *           "archived_by": null,
+                     *           "status_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5381,6 +5926,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": null,
@@ -5444,7 +5990,8 @@ export interface operations {
                      *       "activated_at": "2025-06-02T09:00:00.000Z",
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
-                     *       "archived_by": null
+                     *       "archived_by": null,
+                     *       "status_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Assignment"];
@@ -5514,6 +6061,7 @@ export interface operations {
                      *       "archived_at": null,
                      *       "created_by": "platform-app",
                      *       "archived_by": null,
+                     *       "status_reason": null,
                      *       "compatibility": {
                      *         "compatible": true,
                      *         "replaces": null,
@@ -5576,8 +6124,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000025",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000025"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6478,8 +7026,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000029",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000029"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6867,7 +7415,7 @@ export interface operations {
                 /** @description Only items with this status */
                 status?: "pending" | "running" | "success" | "failure" | "timed_out" | "cancelled";
                 /** @description Only items with this trigger */
-                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule";
+                trigger?: "service_init" | "service_update" | "direct" | "assignment" | "cascade" | "rerun" | "schedule" | "shadow";
                 /** @description Cascade jobs this job started */
                 source_job_id?: string;
                 /** @description Jobs of the cascade tree with this root */
@@ -7927,9 +8475,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -7987,9 +8535,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000025",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -8054,9 +8602,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -8114,9 +8662,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,

@@ -8,6 +8,7 @@ import * as unconfirmedOutcomes from './20261226000000_unconfirmed_outcomes';
 import * as schedules from './20261228000000_schedules';
 import * as tenantLimits from './20261230000000_tenant_limits';
 import { sealedWebhookSecrets } from './20261231000000_sealed_webhook_secrets';
+import * as progressiveDelivery from './20270105000000_progressive_delivery';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -24,6 +25,7 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20261228000000_schedules': schedules,
   '20261230000000_tenant_limits': tenantLimits,
   '20261231000000_sealed_webhook_secrets': sealedWebhookSecrets(secrets),
+  '20270105000000_progressive_delivery': progressiveDelivery,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

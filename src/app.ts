@@ -31,6 +31,8 @@ import { registerHealthRoutes } from './routes/health.routes';
 import { createHealthService } from './domain/health';
 import { registerClientRoutes } from './routes/clients.routes';
 import { registerDomainRoutes } from './routes/domains.routes';
+import { registerRolloutRoutes } from './routes/rollouts.routes';
+import { createRolloutsService } from './domain/rollouts';
 import { registerAssignmentRoutes } from './routes/assignments.routes';
 import { registerServiceRoutes } from './routes/services.routes';
 import { registerModelRoutes } from './routes/models.routes';
@@ -108,7 +110,7 @@ export function createApp(deps: AppDeps): {
   });
   const compatibility = createCompatibility({ schemas });
   const assignments = createAssignmentsService({ knex, rules, compatibility });
-  const starts = createJobStarts({ knex, jobs });
+  const starts = createJobStarts({ knex, jobs, rules });
   const services = createServicesService({ knex, rules, jobs });
 
   const router = new Router();
@@ -128,6 +130,7 @@ export function createApp(deps: AppDeps): {
   registerClientRoutes(route, createClientsService(knex, defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
+  registerRolloutRoutes(route, createRolloutsService({ knex, rules, assignments }));
   registerServiceRoutes(route, services);
   registerModelRoutes(route, createModelsService({ knex, rules, schemas, compatibility, inProcessNames: () => deps.inProcessNames }));
   registerJobRoutes(route, jobs, starts);

@@ -15,6 +15,7 @@ const JOB_TRIGGER = {
   cascade: 5,
   rerun: 6,
   schedule: 7,
+  shadow: 8,
 } satisfies Record<Schemas['ModelJob']['trigger'], number>;
 
 export const JOB_STATUSES = Object.keys(JOB_STATUS) as JobStatus[];

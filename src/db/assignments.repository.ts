@@ -23,6 +23,8 @@ export interface AssignmentRow {
   archived_at: Date | null;
   created_by: string | null;
   archived_by: string | null;
+  /** Why it left force other than by an upsert: promoted, rolled back (by whom, why), or the guardrail's reason. */
+  status_reason: string | null;
 }
 
 export interface Scope {

@@ -8,7 +8,7 @@ import { PageRequest, Page } from '../paging';
 
 export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out' | 'cancelled';
 export type JobType = 'inference' | 'training';
-export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade' | 'rerun' | 'schedule';
+export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade' | 'rerun' | 'schedule' | 'shadow';
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['success', 'failure', 'timed_out', 'cancelled'];
 
 export interface JobRow {

@@ -112,8 +112,8 @@ export async function listServices(db: Db, domainUuid: string, page: PageRequest
 export async function setStatusFromJob(db: Db, serviceUuid: string, jobId: string, status: ServiceStatus): Promise<ServiceRow | undefined> {
   const newer = db('model_jobs as newer')
     .where({ 'newer.service_uuid': serviceUuid, 'newer.job_type': 'inference' })
-    // A cascade job carries its source's service but is another model's work: it neither moves nor holds the status.
-    .whereNot('newer.trigger', 'cascade')
+    // Cascade and shadow jobs carry their source's service but are not its work: they neither move nor hold the status.
+    .whereNotIn('newer.trigger', ['cascade', 'shadow'])
     .whereRaw('(newer.created_at, newer.job_id) > (select created_at, job_id from model_jobs where job_id = ?)', [jobId])
     .select(db.raw('1'));
   const [row] = await db('services')

@@ -9,13 +9,15 @@ import type { FeatureRules } from './features';
 import { formatFeatureProblems } from './features';
 import { freezeIncompatibilities } from './freeze';
 import { mapPage, PageRequest } from '../paging';
-import { AssignmentBlockedError, BlockingService, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
+import { AssignmentBlockedError, BlockingService, ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import type { Db } from '../db/types';
 import { toAssignment, toDomain } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext, type ChangePreview } from './dry-run';
 import type { AssignmentCompatibility, Compatibility } from './compatibility';
+import { isRolloutRole, rolloutSettings } from './rollout-settings';
+import { activeChallengers } from '../db/rollouts.repository';
 
 export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
@@ -105,6 +107,33 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     }
   }
 
+  /**
+   * The rules of a canary or shadow revision (docs/progressive-delivery.md): settings checked field by field (400), an
+   * active primary to challenge under `settings.primary_key` that is not the candidate itself (400), one canary per
+   * primary key (409). Returns the body with its settings normalized; other roles pass unchanged.
+   */
+  async function rolloutBody(trx: Knex.Transaction, scope: repo.Scope, key: string, body: AssignmentBody): Promise<AssignmentBody> {
+    if (!isRolloutRole(body.role)) return body;
+    const settings = rolloutSettings(body.role, key, body.settings ?? {});
+    if ((body.status ?? 'active') !== 'active') return { ...body, settings };
+    const primaryKey = settings.primary_key;
+    const primary = await repo.findActive(trx, scope, primaryKey);
+    if (!primary) throw new UnprocessableError(`settings.primary_key: no active domain assignment under key ${primaryKey} to challenge`);
+    if (isRolloutRole(primary.role)) throw new InvalidInputError(`settings.primary_key: ${primaryKey} is a ${primary.role}, not a primary`);
+    if (primary.model_id === body.model_id && primary.model_version === body.model_version) {
+      throw new InvalidInputError(
+        `model_version: the candidate ${body.model_id}@${body.model_version} is already the primary under ${primaryKey}`,
+      );
+    }
+    if (body.role === 'canary') {
+      const other = (await activeChallengers(trx, scope.domainUuid, primaryKey, 'canary')).find((r) => r.assignment_key !== key);
+      if (other) {
+        throw new ConflictError(`canary ${other.assignment_key} already challenges key ${primaryKey}; promote it or roll it back first`);
+      }
+    }
+    return { ...body, settings };
+  }
+
   /** The response of an upsert: the revision and its compatibility report, plus the preview on a dry run. */
   function answer(
     row: repo.AssignmentRow,
@@ -125,12 +154,13 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     const version = await requireAssignableVersion(trx, body.model_id, body.model_version);
     const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
     await lockDomain(trx, domain.domain_uuid);
+    const checked = await rolloutBody(trx, scope, key, body);
     const preview = emptyPreview();
     const report = await compatibility.forAssignment(trx, scope, key, version);
     if (isDefault && (body.status ?? 'active') === 'active') {
       await applyDefaultFreeze(trx, domain.domain_uuid, body, version.features, preview);
     }
-    return answer(await writeRevision(trx, scope, key, body, change.actor), scope, report, preview, change);
+    return answer(await writeRevision(trx, scope, key, checked, change.actor), scope, report, preview, change);
   }
 
   async function upsertDomain(clientId: string, domainId: string, key: string, body: AssignmentBody, change: ChangeContext = UNATTRIBUTED) {
@@ -147,6 +177,9 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     change: ChangeContext = UNATTRIBUTED,
   ) {
     if (body.service_updates?.length) throw new UnprocessableError('service_updates is honoured on the domain default assignment only');
+    if (isRolloutRole(body.role)) {
+      throw new InvalidInputError(`role: ${body.role} is a domain-scope role; a service-scoped assignment may not be a ${body.role}`);
+    }
     const domain = await requireDomain(knex, clientId, domainId);
     const service = await requireService(knex, domain, serviceId);
     if (domain.status !== 'active') throw new UnprocessableError(`domain ${domainId} is not active`);
@@ -176,6 +209,8 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
 
   return {
     upsertDomain,
+    /** The domain upsert inside the caller's transaction (a promotion: src/domain/rollouts.ts). */
+    upsertDomainIn,
     upsertService,
     resolveScope,
 

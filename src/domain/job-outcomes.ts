@@ -10,6 +10,8 @@ import type { CompletionReport, ReportVia } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
 import { webhookEvents } from './events/outbox';
 import { planCascades } from './cascades';
+import { planShadows } from './shadows';
+import { shadowJobIds } from '../db/rollouts.repository';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -97,18 +99,21 @@ export async function finishJob(
     const { status, output, error, base } = outcomeOf(job, report);
     await lockDependents(trx, job);
 
-    const trigger = triggerFor(job.job_type, status);
+    // A shadow fires no subscription: it changes nothing but its own row (docs/progressive-delivery.md).
+    const trigger = job.trigger === 'shadow' ? null : triggerFor(job.job_type, status);
     const plan = trigger ? await planCascades(trx, deps, job, trigger, report?.output ?? {}) : { triggered: [], jobs: [] };
     const result: jobs.CompletionResult = { ...base, triggered_events: plan.triggered };
     const changed = await jobs.finishJob(trx, jobId, status, output, error, result);
     if (!changed) {
       const current = (await jobs.findJob(trx, jobId))!;
       const recorded = recordedAnswer(current);
-      return { status: current.status, result: recorded, launch: recorded.triggered_events.flatMap((e) => (e.job_id ? [e.job_id] : [])) };
+      const cascades = recorded.triggered_events.flatMap((e) => (e.job_id ? [e.job_id] : []));
+      return { status: current.status, result: recorded, launch: [...cascades, ...(await shadowJobIds(trx, jobId))] };
     }
 
     await settleFinished(trx, deps, { ...job, ...changed }, report);
-    await jobs.insertCascadeJobs(trx, plan.jobs);
+    const shadows = await planShadows(trx, job);
+    await jobs.insertCascadeJobs(trx, [...plan.jobs, ...shadows]);
     // The update that brought this report lives in the server's memory until this workflow task is persisted; a
     // server lost meanwhile loses it while this commit stands, so the reconciler delivers it again unless confirmed.
     if (report && via === 'update') await markUnconfirmed(trx, jobId);
@@ -116,7 +121,7 @@ export async function finishJob(
       deps.metrics?.jobFinished(job.job_type, status, Math.max(0, (Date.now() - job.created_at.getTime()) / 1000));
       deps.metrics?.cascadeFinished(plan.jobs.length, plan.triggered.length - plan.jobs.length);
     };
-    return { status, result, launch: plan.jobs.map((j) => j.job_id) };
+    return { status, result, launch: [...plan.jobs, ...shadows].map((j) => j.job_id) };
   });
   // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
   count?.();
@@ -162,6 +167,8 @@ async function settleFinished(
   job: jobs.JobView,
   report: CompletionReport | null,
 ): Promise<void> {
+  // A shadow job announces nothing and moves no service (docs/progressive-delivery.md).
+  if (job.trigger === 'shadow') return;
   await webhookEvents.jobFinished(trx, job); // webhooks (#16): outbox row in this transaction
   if (job.status === 'success') {
     const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
@@ -187,6 +194,7 @@ export async function recordCancellation(knex: Knex, jobId: string, by: string, 
     if (!job) throw new Error(`job ${jobId} does not exist`);
     await lockDependents(trx, job);
     if (!(await jobs.cancelJob(trx, jobId, by, reason))) return false;
+    if (job.trigger === 'shadow') return true; // a shadow announces nothing and moves no service
     await webhookEvents.jobFinished(trx, jobId); // webhooks (#16): job.cancelled
     await settleDependents(trx, job, false);
     return true;

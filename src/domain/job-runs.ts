@@ -10,6 +10,7 @@ import type { UserSchemaCompiler } from './json-schemas';
 import { finishJob, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 import { jobStarter } from './job-starter';
+import { enforceGuardrail } from './guardrail';
 import type { JobSlots } from './job-slots';
 import { tenantClass } from './limits';
 
@@ -115,8 +116,12 @@ export function createJobRuns(deps: {
     },
 
     /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `finishJob`). */
-    finish(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
-      return finishJob(deps, jobId, report, via);
+    async finish(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
+      const finished = await finishJob(deps, jobId, report, via);
+      // After the commit: a canary job's outcome may trip its canary's guardrail (docs/progressive-delivery.md). A
+      // failure here is logged, not thrown: the outcome stands, and the next canary job's outcome judges again.
+      await enforceGuardrail(knex, jobId).catch((err: unknown) => deps.log.error({ err, jobId }, 'the canary guardrail check failed'));
+      return finished;
     },
 
     /**

@@ -11,11 +11,13 @@ import { findServiceByUuid, lockServiceByUuid, updateService } from '../db/servi
 import type { Principal } from '../auth/principal';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
+import type { FeatureRules } from './features';
+import { canaryRouteFor } from './canary-selection';
 
 type StartBody = Schemas['JobStartRequest'];
 
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
-export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
+export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
   const { knex, jobs } = deps;
 
   async function runAssignment(
@@ -76,6 +78,10 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
       const original = await jobs.findVisible(principal, jobId);
       if (original.job_type === 'training' && !principal.permissions.has('train_model')) {
         throw new ForbiddenError('re-running a training job needs permission train_model');
+      }
+      if (original.trigger === 'shadow') {
+        // A re-run is a job of the service: a shadow's would move it (docs/progressive-delivery.md).
+        throw new UnprocessableError(`job ${jobId} is a shadow job, which is not re-run; re-run the primary job it shadows instead`);
       }
       if (!TERMINAL_JOB_STATUSES.includes(original.status)) {
         throw new ConflictError(`job ${jobId} is ${original.status}; re-run it once it is final (or cancel it first)`);
@@ -206,13 +212,15 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService }) {
     ) {
       const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
       const service = await requireService(knex, domain, serviceId);
-      const assignment = await findRunnable(
+      const effective = await findRunnable(
         [
           { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId },
           { domainUuid: domain.domain_uuid, domainId },
         ],
         key,
       );
+      // A service in the share of a canary challenging the domain's key runs the candidate (docs/progressive-delivery.md).
+      const assignment = (await canaryRouteFor(knex, deps.rules, effective, serviceId))?.assignment ?? effective;
       return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid, serviceUuid: service.service_uuid }, body, ctx);
     },
   };

@@ -15,4 +15,6 @@ export const DEFAULT_PRIORITY: Record<JobTrigger, number> = {
   rerun: 4,
   // A schedule's fires are batch work: behind interactive inits, beside other runs.
   schedule: 3,
+  // A shadow only measures a candidate: it waits behind the work whose answer someone needs.
+  shadow: 5,
 };

@@ -18,6 +18,8 @@ import type { Schemas } from '../openapi/types';
 import { findVersion } from '../db/models.repository';
 import { webhookEvents } from './events/outbox';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
+import type { AssignmentRow } from '../db/assignments.repository';
+import { canaryRouteFor } from './canary-selection';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -52,6 +54,17 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     };
   }
 
+  /**
+   * The revision and input a service's inference runs with: the active canary's candidate when the service is in its
+   * share and fits the candidate's freeze (features resolved under that freeze), else the primary's.
+   */
+  async function runTarget(trx: Db, domain: DomainRow, primary: AssignmentRow, service: repo.ServiceRow) {
+    const canary = await canaryRouteFor(trx, rules, primary, service.service_id);
+    const input = inferenceInput(domain, service);
+    if (!canary) return { assignment: primary, input };
+    return { assignment: canary.assignment, input: { ...input, features: rules.resolve(canary.freeze, service.provided_features) } };
+  }
+
   type InitBody = { service_id: string; departure_datetime: string; static_features: FeatureValues; priority?: number };
 
   /** Writes the service and its inference job in the caller's transaction. */
@@ -64,18 +77,19 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       provided_features: body.static_features,
       resolved_features: resolved,
     });
+    const target = await runTarget(trx, domain, assignment, row);
     return jobs.stage(
       trx,
       {
-        model_id: assignment.model_id,
-        model_version: assignment.model_version,
+        model_id: target.assignment.model_id,
+        model_version: target.assignment.model_version,
         job_type: 'inference',
         trigger: 'service_init',
-        assignment_id: assignment.assignment_id,
+        assignment_id: target.assignment.assignment_id,
         client_id: domain.client_id,
         domain_uuid: domain.domain_uuid,
         service_uuid: row.service_uuid,
-        input: inferenceInput(domain, row),
+        input: target.input,
         priority: body.priority,
       },
       ctx,
@@ -142,17 +156,18 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           resolved_features: resolved,
           ...(rerun ? { status: 'in_progress' as const } : {}),
         });
-        const staged = rerun
+        const target = rerun ? await runTarget(trx, domain, assignment, updated) : undefined;
+        const staged = target
           ? await jobs.stage(trx, {
-              model_id: assignment.model_id,
-              model_version: assignment.model_version,
+              model_id: target.assignment.model_id,
+              model_version: target.assignment.model_version,
               job_type: 'inference',
               trigger: 'service_update',
-              assignment_id: assignment.assignment_id,
+              assignment_id: target.assignment.assignment_id,
               client_id: clientId,
               domain_uuid: domain.domain_uuid,
               service_uuid: updated.service_uuid,
-              input: inferenceInput(domain, updated),
+              input: target.input,
             })
           : undefined;
         return { service: updated, staged };
@@ -189,16 +204,17 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       }
       const resolved = resolveOrThrow(version.features, current.provided_features, `${version.model_id}@${version.version}`);
       const updated = await repo.updateService(trx, current.service_uuid, { resolved_features: resolved, status: 'in_progress' });
+      const run = await runTarget(trx, domain, assignment, updated);
       return jobs.stage(trx, {
         ...job,
-        model_id: assignment.model_id,
-        model_version: assignment.model_version,
+        model_id: run.assignment.model_id,
+        model_version: run.assignment.model_version,
         job_type: 'inference',
-        assignment_id: assignment.assignment_id,
+        assignment_id: run.assignment.assignment_id,
         client_id: target.clientId,
         domain_uuid: domain.domain_uuid,
         service_uuid: updated.service_uuid,
-        input: inferenceInput(domain, updated),
+        input: run.input,
       });
     },
 

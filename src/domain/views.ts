@@ -69,6 +69,7 @@ export function toAssignment(row: AssignmentRow, scope: Pick<Scope, 'domainId' |
     archived_at: iso(row.archived_at),
     created_by: row.created_by,
     archived_by: row.archived_by,
+    status_reason: row.status_reason ?? null,
   };
 }
 

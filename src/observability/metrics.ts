@@ -23,6 +23,7 @@ const TRIGGERS = Object.keys({
   cascade: 1,
   rerun: 1,
   schedule: 1,
+  shadow: 1,
 } satisfies Record<JobTrigger, 1>);
 // Outcomes only: a cancellation is not counted here (docs/observability.md).
 const FINAL_STATUSES = Object.keys({ success: 1, failure: 1, timed_out: 1 } satisfies Record<

@@ -67,7 +67,7 @@ const UNHEALTHY: Record<string, unknown> = {
 };
 
 /** Operations that upsert the domain default assignment, so a 422 may be an AssignBlockedErrorResponse. */
-const MAY_BLOCK = new Set(['upsertDomainAssignment', 'createDomainAssignment', 'assignDomainModel']);
+const MAY_BLOCK = new Set(['upsertDomainAssignment', 'createDomainAssignment', 'assignDomainModel', 'promoteAssignment']);
 
 function responses(op: Operation) {
   const out: Record<string, object> = {};

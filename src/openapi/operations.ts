@@ -45,7 +45,7 @@ const PW = '/v2/webhooks';
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
 
 const JOB_STATUSES = ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'];
-const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule'];
+const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule', 'shadow'];
 const waitQuery = {
   wait: {
     type: 'integer',
@@ -507,7 +507,7 @@ export const OPERATIONS: Operation[] = [
     body: 'CreateAssignmentRequest',
     response: 'Assignment',
     status: 201,
-    errors: [422],
+    errors: [409, 422],
     query: DRY_RUN_QUERY,
   },
   {
@@ -532,7 +532,7 @@ export const OPERATIONS: Operation[] = [
     body: 'AssignmentBody',
     response: 'Assignment',
     status: 201,
-    errors: [422],
+    errors: [409, 422],
     query: DRY_RUN_QUERY,
   },
   {
@@ -544,6 +544,52 @@ export const OPERATIONS: Operation[] = [
     summary: 'The active domain assignment under a key',
     response: 'Assignment',
     status: 200,
+  },
+  {
+    id: 'getCanaryServices',
+    method: 'GET',
+    path: `${D}/assignments/{assignment_key}/canary`,
+    permission: 'client_read',
+    tenancy: 'tenant',
+    summary: "The services that run a canary's candidate, and those its freeze keeps on the primary",
+    response: 'CanaryServices',
+    status: 200,
+    errors: [422],
+  },
+  {
+    id: 'getRolloutReport',
+    method: 'GET',
+    path: `${D}/assignments/{assignment_key}/report`,
+    permission: 'client_read',
+    tenancy: 'tenant',
+    summary: 'The comparison of a canary or shadow with its primary: jobs, rates, latency, output agreement',
+    response: 'RolloutReport',
+    status: 200,
+    errors: [422],
+  },
+  {
+    id: 'promoteAssignment',
+    method: 'POST',
+    path: `${D}/assignments/{assignment_key}/promote`,
+    permission: 'manage_domains',
+    tenancy: 'tenant',
+    summary: "Make a canary's or shadow's candidate the primary, archiving the canary or shadow (one transaction)",
+    response: 'Promotion',
+    status: 200,
+    errors: [422],
+    query: DRY_RUN_QUERY,
+  },
+  {
+    id: 'rollbackAssignment',
+    method: 'POST',
+    path: `${D}/assignments/{assignment_key}/rollback`,
+    permission: 'manage_domains',
+    tenancy: 'tenant',
+    summary: 'Roll a canary or shadow back: archive it with the reason',
+    body: 'RollbackRequest',
+    response: 'Assignment',
+    status: 200,
+    errors: [422],
   },
   {
     id: 'runDomainAssignment',

@@ -13,6 +13,7 @@ const ALL_MIGRATIONS = [
   '20261228000000_schedules',
   '20261230000000_tenant_limits',
   '20261231000000_sealed_webhook_secrets',
+  '20270105000000_progressive_delivery',
 ];
 
 describe('migrations', () => {

@@ -407,6 +407,34 @@ describe('the examples of the OpenAPI document', () => {
     );
     await ok(api.DELETE('/v2/inference-schedules/{schedule_id}', { params: { path: is } }));
 
+    // Progressive delivery (docs/progressive-delivery.md): a canary of version 2 on half the services, read, its
+    // promotion previewed, then rolled back. No job starts, so the report's counts are the same on every run.
+    const canary = { ...domain, assignment_key: 'fare-model-v2' };
+    await ok(
+      api.PUT('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', {
+        params: { path: canary },
+        body: {
+          model_id: 'fare-model',
+          model_version: '2',
+          role: 'canary',
+          settings: { share: 50, guardrail: { max_failure_rate: 0.2, min_jobs: 20 } },
+        },
+      }),
+    );
+    await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/canary', { params: { path: canary } }));
+    await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/report', { params: { path: canary } }));
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/promote', {
+        params: { path: canary, query: { dry_run: 'true' } },
+      }),
+    );
+    await ok(
+      api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/rollback', {
+        params: { path: canary },
+        body: { reason: 'wait for the fleet migration' },
+      }),
+    );
+
     // Webhooks, last: nothing changes after they exist, so their logs hold only the walk's pings.
     const receiver = await startReceiver();
     try {

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'service.available',
   'service.failed',
   'assignment.changed',
+  'assignment.rolled_back',
   'version.status_changed',
   'subscription.stale',
   'schedule.changed',

@@ -110,6 +110,27 @@ export const webhookEvents = {
     });
   },
 
+  /**
+   * assignment.rolled_back: a canary or shadow taken out of force by a rollback, by hand or by the guardrail
+   * (`automatic`), with the reason and, for the guardrail, the canary's counts that tripped it.
+   */
+  async assignmentRolledBack(
+    db: Db,
+    row: AssignmentRow,
+    scope: Scope,
+    why: { reason: string; automatic: boolean; canary?: object },
+  ): Promise<void> {
+    const domain = await domainOf(db, row.domain_uuid);
+    await recordEvent(db, {
+      type: 'assignment.rolled_back',
+      client_id: domain.client_id,
+      domain_id: domain.domain_id,
+      model_id: row.model_id,
+      ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
+      data: { client_id: domain.client_id, assignment: toAssignment(row, scope), ...why },
+    });
+  },
+
   /** version.status_changed: a registry event (platform-wide endpoints only). */
   async versionStatusChanged(db: Db, modelId: string, version: string): Promise<void> {
     const row = await models.findVersion(db, modelId, version);

@@ -13,8 +13,14 @@ export const assignmentSchemas: Record<string, object> = {
       model_id: described('The model to bind', id),
       model_version: described('A version of that model; it must be `active`', id),
       status: described('`active` (default) makes this revision runnable; `archived` retires the key', { enum: ['active', 'archived'] }),
-      role: described('Free-form role of the binding', { type: ['string', 'null'], maxLength: 200 }),
-      settings: described('Free-form settings handed to nobody but readers', obj),
+      role: described(
+        "`null` (default): the primary under its key. `canary`: a share of the domain's services (`settings.share`, 0–100) runs this version instead of the primary under `settings.primary_key` (default `default`). `shadow`: every inference job of that primary also runs on this version as a shadow job. Canary and shadow are domain-scope only (docs/progressive-delivery.md); any other value is free-form",
+        { type: ['string', 'null'], maxLength: 200 },
+      ),
+      settings: described(
+        'Free-form settings; for a canary or shadow: `primary_key`, `share` (canary, 0–100), `guardrail` `{max_failure_rate (0–1), min_jobs}` (canary), `tolerance` and `tolerances` `{field: number}` (numeric agreement of shadows)',
+        obj,
+      ),
       metadata: described('Free-form metadata', obj),
       service_updates: {
         type: 'array',

@@ -182,6 +182,9 @@ export const assignmentAuditFields = {
   archived_at: nullableDateTime('When a later upsert took it out of force; null while active'),
   created_by: nullableString("Who wrote it (the token's client id or user); null for rows written before audit fields existed"),
   archived_by: nullableString('Who archived it (the writer of the next revision)'),
+  status_reason: nullableString(
+    "Why it left force other than by an upsert: `promoted`, `rolled back: <reason>` or the guardrail's reason (docs/progressive-delivery.md)",
+  ),
 };
 
 /** Audit fields of versions and subscriptions. */

@@ -6,6 +6,7 @@ import { jobSchemas } from './jobs';
 import { webhookSchemas } from './webhooks';
 import { changeSafetySchemas } from './change-safety';
 import { scheduleSchemas } from './schedules';
+import { rolloutSchemas } from './rollouts';
 
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
@@ -19,4 +20,5 @@ export const schemas: Record<string, object> = {
   ...webhookSchemas,
   ...changeSafetySchemas,
   ...scheduleSchemas,
+  ...rolloutSchemas,
 };

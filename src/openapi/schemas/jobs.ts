@@ -3,7 +3,7 @@ import { id, dateTime, described, obj, ts } from './common';
 
 const nullable = (schema: { type: string }, description: string) => ({ ...schema, type: [schema.type, 'null'], description });
 const jobStatus = { enum: ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'] };
-const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule'] };
+const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule', 'shadow'] };
 /** Temporal's priority key (docs/fairness.md, "Priority"). */
 export const jobPriority = described(
   "The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4)",
