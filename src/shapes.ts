@@ -3,6 +3,14 @@
  * handlers. A leaf module, so repositories, application services, activities and routes share one definition.
  */
 
+/** The job vocabulary, defined once: the repositories' types, the document's enums and the metrics' series. */
+export const JOB_STATUSES = ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'] as const;
+export const JOB_TYPES = ['inference', 'training'] as const;
+export const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule', 'shadow'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export type JobType = (typeof JOB_TYPES)[number];
+export type JobTrigger = (typeof JOB_TRIGGERS)[number];
+
 export interface FeatureDefinition {
   name: string;
   json_schema: Record<string, unknown>;

@@ -1,14 +1,12 @@
 import { Db } from './types';
-import type { Handlers, LimitsOverride } from '../shapes';
+import type { Handlers, JobStatus, JobTrigger, JobType, LimitsOverride } from '../shapes';
 import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
 
 export type { CompletionResult, TriggeredEvent };
 import { paginate } from './pagination';
 import { PageRequest, Page } from '../paging';
 
-export type JobStatus = 'pending' | 'running' | 'success' | 'failure' | 'timed_out' | 'cancelled';
-export type JobType = 'inference' | 'training';
-export type JobTrigger = 'service_init' | 'service_update' | 'direct' | 'assignment' | 'cascade' | 'rerun' | 'schedule' | 'shadow';
+export type { JobStatus, JobTrigger, JobType };
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['success', 'failure', 'timed_out', 'cancelled'];
 
 export interface JobRow {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobStatus, JobTrigger } from '../db/jobs.repository';
+import type { JobStatus, JobTrigger } from '../shapes';
 
 /**
  * Every label value below comes from a closed set (route templates, job types, triggers, statuses, handler kinds,

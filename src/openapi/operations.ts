@@ -1,4 +1,5 @@
 import type { Permission } from '../auth/permissions';
+import { JOB_STATUSES, JOB_TRIGGERS, JOB_TYPES } from '../shapes';
 
 /**
  * How a route is checked for tenant access:
@@ -44,8 +45,6 @@ const PW = '/v2/webhooks';
 
 const statusFilter = (values: string[]) => ({ status: { type: 'string', enum: values } });
 
-const JOB_STATUSES = ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'];
-const JOB_TRIGGERS = ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule', 'shadow'];
 const waitQuery = {
   wait: {
     type: 'integer',
@@ -64,7 +63,7 @@ function jobSearchQuery(withClient: boolean): Record<string, object> {
     service_id: text('Jobs of this service'),
     model_id: text('Jobs of this model'),
     model_version: text('Jobs of this model version'),
-    job_type: { type: 'string', enum: ['inference', 'training'] },
+    job_type: { type: 'string', enum: JOB_TYPES },
     status: { type: 'string', enum: JOB_STATUSES },
     trigger: { type: 'string', enum: JOB_TRIGGERS },
     source_job_id: text('Cascade jobs this job started'),
@@ -889,7 +888,7 @@ export const OPERATIONS: Operation[] = [
     paginated: true,
     query: {
       status: { type: 'string', enum: JOB_STATUSES },
-      job_type: { type: 'string', enum: ['inference', 'training'] },
+      job_type: { type: 'string', enum: JOB_TYPES },
     },
   },
   {

@@ -1,9 +1,10 @@
 import { statusAuditFields } from './change-safety';
 import { id, dateTime, described, obj, ts } from './common';
+import { JOB_STATUSES, JOB_TRIGGERS, JOB_TYPES } from '../../shapes';
 
 const nullable = (schema: { type: string }, description: string) => ({ ...schema, type: [schema.type, 'null'], description });
-const jobStatus = { enum: ['pending', 'running', 'success', 'failure', 'timed_out', 'cancelled'] };
-const jobTrigger = { enum: ['service_init', 'service_update', 'direct', 'assignment', 'cascade', 'rerun', 'schedule', 'shadow'] };
+const jobStatus = { enum: JOB_STATUSES };
+const jobTrigger = { enum: JOB_TRIGGERS };
 /** Temporal's priority key (docs/fairness.md, "Priority"). */
 export const jobPriority = described(
   "The job's priority, 1 (runs first) to 5: Temporal dispatches the tasks of a higher priority before those of a lower one, and balances tenants within one. Omitted: the default of the route (service init and update 2, inference, training and assignment runs 3, cascades 3, re-runs 4)",
@@ -47,7 +48,7 @@ export const jobSchemas: Record<string, object> = {
       model_id: described('The model', id),
       model_version: described('The model version that ran', id),
       assignment_id: nullable({ type: 'string' }, 'The assignment revision that started it, if any'),
-      job_type: described('What the handler was asked to do', { enum: ['inference', 'training'] }),
+      job_type: described('What the handler was asked to do', { enum: JOB_TYPES }),
       status: described(
         '`pending` (row written, workflow not yet running) → `running` (dispatched) → `success` | `failure` | `timed_out`; `cancelled` from pending or running (POST .../cancel)',
         jobStatus,
@@ -135,7 +136,7 @@ export const jobSchemas: Record<string, object> = {
             depth: described('0 for the root', { type: 'integer', minimum: 0 }),
             model_id: described('Its model', id),
             model_version: described('Its model version', id),
-            job_type: described('What the handler was asked to do', { enum: ['inference', 'training'] }),
+            job_type: described('What the handler was asked to do', { enum: JOB_TYPES }),
             trigger: described('What started it', jobTrigger),
             schedule_id: nullable({ type: 'string' }, 'The schedule that started it, for a scheduled job'),
             scheduled_at: nullable({ type: 'string' }, "The fire's nominal time, for a scheduled job"),

@@ -1,4 +1,5 @@
 import { id, dateTime, described, obj } from './common';
+import { JOB_TYPES } from '../../shapes';
 
 const nullable = (type: string, description: string, extra: object = {}) => ({ type: [type, 'null'], description, ...extra });
 const overlap = {
@@ -93,7 +94,7 @@ const firstRun = {
       description: 'The job it would start (trigger `schedule`)',
       required: ['job_type', 'trigger', 'model_id', 'model_version', 'client_id', 'domain_id', 'service_id', 'input'],
       properties: {
-        job_type: described('What the handler would be asked to do', { enum: ['inference', 'training'] }),
+        job_type: described('What the handler would be asked to do', { enum: JOB_TYPES }),
         trigger: described('Always `schedule`', { enum: ['schedule'] }),
         model_id: described('The model', id),
         model_version: described('The version', id),
