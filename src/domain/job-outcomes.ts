@@ -10,6 +10,7 @@ import type { CompletionReport, ReportVia } from '../../workflows/definitions';
 import type { ServiceMetrics } from '../observability/metrics';
 import { webhookEvents } from './events/outbox';
 import { planCascades } from './cascades';
+import { subscriptionStore } from '../db/subscriptions.repository';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -98,7 +99,9 @@ export async function finishJob(
     await lockDependents(trx, job);
 
     const trigger = triggerFor(job.job_type, status);
-    const plan = trigger ? await planCascades(trx, deps, job, trigger, report?.output ?? {}) : { triggered: [], jobs: [] };
+    const plan = trigger
+      ? await planCascades(subscriptionStore(trx), deps, job, trigger, report?.output ?? {})
+      : { triggered: [], jobs: [] };
     const result: jobs.CompletionResult = { ...base, triggered_events: plan.triggered };
     const changed = await jobs.finishJob(trx, jobId, status, output, error, result);
     if (!changed) {
