@@ -11,7 +11,18 @@ import knexFactory, { type Knex } from 'knex';
  */
 const NO_DATABASE = [`${path.sep}test${path.sep}unit${path.sep}`, `${path.sep}test${path.sep}workflows${path.sep}`];
 
-let suiteDatabase: string | undefined;
+/** This file's database: named (and its URL set, for code that reads it while the file is collected) at once, created before its tests. */
+const suiteDatabase = ((): string | undefined => {
+  const testPath = expect.getState().testPath;
+  if (!testPath) throw new Error('suite-database.ts runs as a jest setupFilesAfterEnv module, where the test path is known');
+  if (NO_DATABASE.some((dir) => testPath.includes(dir))) return undefined;
+  const url = new URL(required('MOS_TEST_TEMPLATE_URL'));
+  // Named after the run's template and the file, so a leftover is easy to place (and global teardown finds it).
+  const name = `${url.pathname.slice(1)}_${createHash('sha256').update(testPath).digest('hex').slice(0, 10)}`;
+  url.pathname = `/${name}`;
+  process.env.MOS_TEST_DATABASE_URL = url.toString();
+  return name;
+})();
 
 function admin(): Knex {
   return knexFactory({ client: 'pg', connection: required('MOS_TEST_ADMIN_URL'), pool: { min: 0, max: 1 } });
@@ -24,21 +35,14 @@ function required(name: string): string {
 }
 
 beforeAll(async () => {
-  const testPath = expect.getState().testPath ?? '';
-  if (NO_DATABASE.some((dir) => testPath.includes(dir))) return;
-  const template = new URL(required('MOS_TEST_TEMPLATE_URL'));
-  const templateName = template.pathname.slice(1);
-  // Named after the run's template and the file, so a leftover is easy to place (and global teardown finds it).
-  const name = `${templateName}_${createHash('sha256').update(testPath).digest('hex').slice(0, 10)}`;
+  if (!suiteDatabase) return;
+  const templateName = new URL(required('MOS_TEST_TEMPLATE_URL')).pathname.slice(1);
   const db = admin();
   try {
-    await db.raw(`CREATE DATABASE ${name} TEMPLATE ${templateName}`);
+    await db.raw(`CREATE DATABASE ${suiteDatabase} TEMPLATE ${templateName}`);
   } finally {
     await db.destroy();
   }
-  suiteDatabase = name;
-  template.pathname = `/${name}`;
-  process.env.MOS_TEST_DATABASE_URL = template.toString();
 });
 
 afterAll(async () => {
