@@ -7,7 +7,10 @@ import { classifiedActivities } from './classified';
 const AWAIT_MS = 5 * 60_000;
 
 /** The fire workflow's side effects (src/domain/schedule-fires.ts), closing over the worker's dependencies. */
-export function createScheduleActivities(deps: { fires: ScheduleFires; gateway: JobGateway }) {
+export function createScheduleActivities(deps: {
+  fires: Pick<ScheduleFires, 'fire' | 'cancelJob' | 'awaitFinal'>;
+  gateway: Pick<JobGateway, 'cancel'>;
+}) {
   const { fires } = deps;
   const decided = classifiedActivities({
     fireSchedule(input: { scheduleId: string; nominalTime: string; workflowId: string }): Promise<FireOutcome> {

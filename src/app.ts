@@ -52,7 +52,7 @@ import { poolStats } from './db/pool-stats';
 import { httpMetrics } from './http/metrics-middleware';
 import { ServingState, closeConnectionsWhileDraining } from './http/serving-state';
 import { traceRequests } from './http/trace-middleware';
-import { createJobFinalListener } from './db/job-final-listener';
+import { createJobFinalListener, type JobFinalListener } from './db/job-final-listener';
 import { createAdmission } from './domain/admission';
 import { createJobSlots } from './domain/job-slots';
 import { registerScheduleRoutes } from './routes/schedules.routes';
@@ -84,6 +84,8 @@ export function createApp(deps: AppDeps): {
   router: Router;
   metrics: ServiceMetrics;
   serving: ServingState;
+  /** Wakes `?wait=` reads; tests ask it whether a read is held before they finish the job it waits on. */
+  finals: Pick<JobFinalListener, 'held'>;
   /** Waits for the job starts still under way, then closes what the app opened itself (the final-status listener of `?wait=` reads); call after the server closed. */
   close: () => Promise<void>;
 } {
@@ -198,5 +200,5 @@ export function createApp(deps: AppDeps): {
     await jobs.settle();
     await finals.close();
   };
-  return { app, router, metrics, serving, close };
+  return { app, router, metrics, serving, finals, close };
 }

@@ -12,6 +12,8 @@ export interface JobFinalListener {
    * (or a reconnection, when one may have been missed), never on a timer.
    */
   waitFor(jobId: string, ms: number, isFinal: () => Promise<boolean>): Promise<boolean>;
+  /** Waits on `jobId` that found it not final and are held until a notification (or their time runs out). */
+  held(jobId: string): number;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ export interface JobFinalListener {
  */
 export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListener {
   const waiters = new Map<string, Set<() => void>>();
+  const holding = new Map<string, number>();
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
   let closed = false;
@@ -86,11 +89,13 @@ export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListene
           if (left <= 0 || closed) return false;
           if (!signalled) {
             let timer: NodeJS.Timeout | undefined;
+            holding.set(jobId, (holding.get(jobId) ?? 0) + 1);
             await new Promise<void>((resolve) => {
               signal = resolve;
               timer = setTimeout(resolve, left);
             });
             clearTimeout(timer);
+            if (holding.set(jobId, holding.get(jobId)! - 1).get(jobId) === 0) holding.delete(jobId);
             signal = undefined;
           }
           await ensureConnected().catch(() => undefined);
@@ -99,6 +104,9 @@ export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListene
         set.delete(wake);
         if (set.size === 0 && waiters.get(jobId) === set) waiters.delete(jobId);
       }
+    },
+    held(jobId) {
+      return holding.get(jobId) ?? 0;
     },
     async close() {
       closed = true;

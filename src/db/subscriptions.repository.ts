@@ -89,6 +89,11 @@ export async function triggeredWithTargets(db: Db, sourceModelId: string, trigge
 }
 
 /** Marks active subscriptions that depend on `modelId` (as source or target) stale; returns their ids. */
+/** The subscription store of cascade planning (src/domain/ports/stores.ts `SubscriptionStore`) on this connection or transaction. */
+export function subscriptionStore(db: Db) {
+  return { triggeredWithTargets: (sourceModelId: string, triggerEvent: string) => triggeredWithTargets(db, sourceModelId, triggerEvent) };
+}
+
 export async function markStale(db: Db, modelId: string): Promise<string[]> {
   const rows = await db('event_subscriptions')
     .where({ status: 'active' })

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/types';
 import * as jobs from '../db/jobs.repository';
 import * as models from '../db/models.repository';
 import * as subs from '../db/subscriptions.repository';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { JobGateway } from './ports/job-gateway';
 import { deterministicUuid } from '../ids';
+import type { SubscriptionStore } from './ports/stores';
 
 /** A cascade that can never succeed however often it is retried (bad payload, no active version, ...). */
 export class CascadeRejected extends Error {}
@@ -97,14 +97,14 @@ export interface CascadePlan {
  * error entry for each subscription that cannot fire. Ids derive from (source job, subscription), as `fireSubscription`'s.
  */
 export async function planCascades(
-  db: Db,
+  subscriptions: SubscriptionStore,
   deps: { schemas: UserSchemaCompiler; maxCascadeDepth: number },
   source: jobs.JobView,
   triggerEvent: string,
   triggerOutput: Record<string, unknown>,
 ): Promise<CascadePlan> {
   const plan: CascadePlan = { triggered: [], jobs: [] };
-  for (const sub of await subs.triggeredWithTargets(db, source.model_id, triggerEvent)) {
+  for (const sub of await subscriptions.triggeredWithTargets(source.model_id, triggerEvent)) {
     const reject = (error: string) => plan.triggered.push({ subscription_id: sub.subscription_id, error });
     if (sub.status !== 'active') {
       reject(`subscription is ${sub.status}; re-activate it after checking its input against the target`);

@@ -12,6 +12,7 @@ import { webhookEvents } from './events/outbox';
 import { planCascades } from './cascades';
 import { planShadows } from './shadows';
 import { shadowJobIds } from '../db/rollouts.repository';
+import { subscriptionStore } from '../db/subscriptions.repository';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -101,7 +102,9 @@ export async function finishJob(
 
     // A shadow fires no subscription: it changes nothing but its own row (docs/progressive-delivery.md).
     const trigger = job.trigger === 'shadow' ? null : triggerFor(job.job_type, status);
-    const plan = trigger ? await planCascades(trx, deps, job, trigger, report?.output ?? {}) : { triggered: [], jobs: [] };
+    const plan = trigger
+      ? await planCascades(subscriptionStore(trx), deps, job, trigger, report?.output ?? {})
+      : { triggered: [], jobs: [] };
     const result: jobs.CompletionResult = { ...base, triggered_events: plan.triggered };
     const changed = await jobs.finishJob(trx, jobId, status, output, error, result);
     if (!changed) {

@@ -6,7 +6,7 @@ import { requireClient, assertClientActive, requireDomainOfActiveClient, require
 import { TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
-import { TERMINAL_JOB_STATUSES } from '../db/jobs.repository';
+import { TERMINAL_JOB_STATUSES, type JobView } from '../db/jobs.repository';
 import { findServiceByUuid, lockServiceByUuid, updateService } from '../db/services.repository';
 import type { Principal } from '../auth/principal';
 import type { Schemas } from '../openapi/types';
@@ -15,6 +15,45 @@ import type { FeatureRules } from './features';
 import { canaryRouteFor } from './canary-selection';
 
 type StartBody = Schemas['JobStartRequest'];
+
+/**
+ * The re-run rules read from the job alone: a training re-run needs train_model (403), a shadow job is not re-run
+ * (422), only a final job is re-run (409).
+ */
+export function assertRerunnable(principal: Principal, original: JobView): void {
+  if (original.job_type === 'training' && !principal.permissions.has('train_model')) {
+    throw new ForbiddenError('re-running a training job needs permission train_model');
+  }
+  if (original.trigger === 'shadow') {
+    // A re-run is a job of the service: a shadow's would move it (docs/progressive-delivery.md).
+    throw new UnprocessableError(`job ${original.job_id} is a shadow job, which is not re-run; re-run the primary job it shadows instead`);
+  }
+  if (!TERMINAL_JOB_STATUSES.includes(original.status)) {
+    throw new ConflictError(`job ${original.job_id} is ${original.status}; re-run it once it is final (or cancel it first)`);
+  }
+}
+
+/**
+ * The job a re-run stages: the original's model version, input and context (tenant, domain, service, assignment),
+ * linked by `rerun_of`; its metadata without a cascade's trigger fields, unless it ran on a trigger's output.
+ */
+export function rerunOf(original: JobView) {
+  const { trigger_output, trigger_event, label, ...kept } = original.metadata ?? {};
+  return {
+    model_id: original.model_id,
+    model_version: original.model_version,
+    job_type: original.job_type,
+    trigger: 'rerun' as const,
+    assignment_id: original.assignment_id,
+    client_id: original.client_id,
+    domain_uuid: original.domain_uuid,
+    service_uuid: original.service_uuid,
+    rerun_of: original.job_id,
+    input: original.input ?? {},
+    // A cascade's handler is told the trigger's output again: it is part of what it ran on.
+    metadata: { ...kept, ...(trigger_output !== undefined ? { trigger_output, trigger_event, label } : {}) },
+  };
+}
 
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
 export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
@@ -76,35 +115,11 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
      */
     async rerun(principal: Principal, jobId: string, ctx: JobRequestContext) {
       const original = await jobs.findVisible(principal, jobId);
-      if (original.job_type === 'training' && !principal.permissions.has('train_model')) {
-        throw new ForbiddenError('re-running a training job needs permission train_model');
-      }
-      if (original.trigger === 'shadow') {
-        // A re-run is a job of the service: a shadow's would move it (docs/progressive-delivery.md).
-        throw new UnprocessableError(`job ${jobId} is a shadow job, which is not re-run; re-run the primary job it shadows instead`);
-      }
-      if (!TERMINAL_JOB_STATUSES.includes(original.status)) {
-        throw new ConflictError(`job ${jobId} is ${original.status}; re-run it once it is final (or cancel it first)`);
-      }
+      assertRerunnable(principal, original);
       if (original.client_id) assertClientActive(await requireClient(knex, original.client_id));
       const model = await requireModel(knex, original.model_id);
-      const input = original.input ?? {};
-      jobs.assertInputFits(model.handler_contracts, original.job_type, input);
-      const { trigger_output, trigger_event, label, ...kept } = original.metadata ?? {};
-      const job = {
-        model_id: original.model_id,
-        model_version: original.model_version,
-        job_type: original.job_type,
-        trigger: 'rerun' as const,
-        assignment_id: original.assignment_id,
-        client_id: original.client_id,
-        domain_uuid: original.domain_uuid,
-        service_uuid: original.service_uuid,
-        rerun_of: original.job_id,
-        input,
-        // A cascade's handler is told the trigger's output again: it is part of what it ran on.
-        metadata: { ...kept, ...(trigger_output !== undefined ? { trigger_output, trigger_event, label } : {}) },
-      };
+      const job = rerunOf(original);
+      jobs.assertInputFits(model.handler_contracts, original.job_type, job.input);
       return jobs.once(ctx, async () => {
         const staged = await inTransaction(knex, async (trx) => {
           if (original.job_type === 'training') {

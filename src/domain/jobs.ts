@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
-import { confirmOutcome } from '../db/unconfirmed-outcomes.repository';
+import { jobStore } from '../db/job-store';
+import type { JobStore } from './ports/stores';
 import { fairnessKeyFor, workflowIdFor, type JobGateway } from './ports/job-gateway';
 import { recordCancellation } from './job-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
@@ -93,6 +94,18 @@ const START_CONCURRENCY = 16;
 /** Starts running or waiting, at most; past that a start request waits for its own (back-pressure on a slow Temporal). */
 const MAX_BACKGROUND_STARTS = 64;
 
+/**
+ * The completion's answer from the job's record, once the workflow no longer answers it: the stored answer for a
+ * repeat of the recorded status, 409 for a cancelled or timed-out job or another status, 503 while it is finishing.
+ */
+export function completionFromRecord(job: repo.JobView, report: CompletionReport): repo.CompletionResult {
+  if (job.status === 'cancelled') throw new ConflictError(`the job was cancelled by ${job.cancelled_by}`);
+  if (job.status === 'timed_out') throw new ConflictError('the job already timed out');
+  if (job.status !== report.status) throw new ConflictError(`the job was already reported ${job.status}`);
+  if (!job.completion_result) throw new UnavailableError('the job is finishing; retry the completion shortly');
+  return job.completion_result;
+}
+
 export function createJobsService(deps: {
   knex: Knex;
   gateway: JobGateway;
@@ -111,13 +124,16 @@ export function createJobsService(deps: {
   fairness?: boolean;
   /** Metric series per tenant id instead of per tenant class (METRICS_PER_TENANT). */
   perTenantMetrics?: boolean;
+  /** Where reads and the completion find jobs; Postgres through `knex` when omitted (unit tests pass one in memory). */
+  store?: JobStore;
 }) {
   const { knex, gateway, log, metrics } = deps;
+  const store = deps.store ?? jobStore(knex);
   const fair = deps.fairness ?? true;
   const present = (row: repo.JobView) => toJob(row, { workflowId: workflowIdFor, uiUrl: (id) => gateway.uiUrl(id) });
 
   async function visibleJob(principal: Principal, modelId: string, version: string, jobId: string): Promise<repo.JobView> {
-    const job = await repo.findJob(knex, jobId);
+    const job = await store.findJob(jobId);
     // Jobs of other tenants answer 404 like missing ones, so their ids cannot be probed.
     if (!job || job.model_id !== modelId || job.model_version !== version || !canSeeJob(principal, job.client_id)) {
       throw new NotFoundError(`job ${jobId} not found for model ${modelId} version ${version}`);
@@ -126,7 +142,7 @@ export function createJobsService(deps: {
   }
 
   async function visibleById(principal: Principal, jobId: string): Promise<repo.JobView> {
-    const job = await repo.findJob(knex, jobId);
+    const job = await store.findJob(jobId);
     if (!job || !canSeeJob(principal, job.client_id)) throw new NotFoundError(`job ${jobId} not found`);
     return job;
   }
@@ -142,20 +158,12 @@ export function createJobsService(deps: {
     return current;
   }
 
-  function answerFromRecord(job: repo.JobView, report: CompletionReport): repo.CompletionResult {
-    if (job.status === 'cancelled') throw new ConflictError(`the job was cancelled by ${job.cancelled_by}`);
-    if (job.status === 'timed_out') throw new ConflictError('the job already timed out');
-    if (job.status !== report.status) throw new ConflictError(`the job was already reported ${job.status}`);
-    if (!job.completion_result) throw new UnavailableError('the job is finishing; retry the completion shortly');
-    return job.completion_result;
-  }
-
   /**
    * Temporal answered the update, so its history holds the outcome: the reconciler need not deliver it again. A failed
    * write is logged, not answered: it costs only that redelivery, which the workflow answers like a repeat.
    */
   async function confirm(jobId: string): Promise<void> {
-    await confirmOutcome(knex, jobId).catch((err: unknown) => log.warn({ err, jobId }, 'could not mark the outcome confirmed'));
+    await store.confirmOutcome(jobId).catch((err: unknown) => log.warn({ err, jobId }, 'could not mark the outcome confirmed'));
   }
 
   /** The completion through the workflow's `completeJob` update, or from the record once the answer is stored. */
@@ -168,7 +176,7 @@ export function createJobsService(deps: {
   ): Promise<repo.CompletionResult> {
     const job = await visibleJob(principal, modelId, version, jobId);
     // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
-    if (job.completion_result || job.status === 'timed_out' || job.status === 'cancelled') return answerFromRecord(job, report);
+    if (job.completion_result || job.status === 'timed_out' || job.status === 'cancelled') return completionFromRecord(job, report);
     if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');
     const delivery = await gateway.complete(jobId, report, deps.completionWaitSeconds);
     switch (delivery.kind) {
@@ -180,11 +188,11 @@ export function createJobsService(deps: {
       case 'closed':
         await confirm(jobId);
         // The workflow closed between our read and the update: the record now holds the answer.
-        return answerFromRecord((await repo.findJob(knex, jobId))!, report);
+        return completionFromRecord((await store.findJob(jobId))!, report);
       case 'unanswered': {
         // The workflow records a report with its answer in one step: a record that has the answer took the report.
-        const current = (await repo.findJob(knex, jobId))!;
-        if (current.completion_result) return answerFromRecord(current, report);
+        const current = (await store.findJob(jobId))!;
+        if (current.completion_result) return completionFromRecord(current, report);
         throw new UnavailableError(
           repo.TERMINAL_JOB_STATUSES.includes(current.status)
             ? `the report was recorded and the job is still finishing; repeat the same completion for its answer`

@@ -11,7 +11,8 @@ import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres';
 import { createKnex, migrateLatest } from '../../src/db/knex';
 
 /**
- * One fresh database and one Temporal server for the whole run. TEST_DATABASE_URL names an admin
+ * One migrated template database (each test file gets a copy, test/helpers/suite-database.ts) and one Temporal
+ * server for the whole run. TEST_DATABASE_URL names an admin
  * connection (default: the local Postgres); when none answers, embedded-postgres is started instead.
  * TEST_TEMPORAL=server runs the production-shaped server (Postgres persistence, SQL visibility) instead of
  * the dev server; TEMPORAL_ADDRESS, when set, names a server to use instead of starting one.
@@ -30,6 +31,11 @@ export default async function globalSetup() {
   const knex = createKnex(url.toString());
   await migrateLatest(knex);
   await knex.destroy();
+  // The template of every suite's own database (test/helpers/suite-database.ts): nobody connects to it, so a copy
+  // (which needs the template idle) never waits.
+  const templateAdmin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  await templateAdmin.raw(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
+  await templateAdmin.destroy();
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-test-'));
   const server = process.env.TEMPORAL_ADDRESS ? undefined : await startTemporal(adminUrl, `mos_temporal_${process.pid}_${Date.now()}`, tmp);
@@ -41,7 +47,8 @@ export default async function globalSetup() {
   const bundlePath = path.join(tmp, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
 
-  process.env.MOS_TEST_DATABASE_URL = url.toString();
+  process.env.MOS_TEST_TEMPLATE_URL = url.toString();
+  process.env.MOS_TEST_ADMIN_URL = adminUrl;
   process.env.MOS_TEST_TEMPORAL_ADDRESS = address;
   process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
   (globalThis as any).__MOS__ = { server, adminUrl, dbName };

@@ -83,6 +83,8 @@ export class Harness {
   /** The worker's own pool, as in production where it is another process. */
   private workerKnex?: Knex;
   private releaser?: { stop(): Promise<void> };
+  /** The API's `?wait=` listener: how many reads of a job it holds. */
+  finals!: { held(jobId: string): number };
 
   private constructor(
     readonly config: Config,
@@ -136,7 +138,7 @@ export class Harness {
     const verify = remote
       ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app, router, close } = createApp({
+    const { app, router, finals, close } = createApp({
       config,
       knex,
       temporal,
@@ -171,6 +173,7 @@ export class Harness {
       metrics,
       close,
     );
+    harness.finals = finals;
     if (options.worker) await harness.startWorker();
     if (options.releaser) {
       const releaser = slotReleaserFor({ knex, gateway, log, metrics, config, sweepMs: 3_600_000 });

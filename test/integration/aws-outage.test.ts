@@ -3,8 +3,7 @@ import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually } from '../helpers/fixtures';
 import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { FaultProxy, FaultyLink, hostPort } from '../helpers/toxiproxy';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 
 /** The Lambda endpoint behind Toxiproxy: unreachable or throttling for a while, the job waits and is dispatched. */
 describe('an AWS outage during dispatch', () => {
@@ -37,6 +36,7 @@ describe('an AWS outage during dispatch', () => {
     const modelId = await activeModel(h, { handlers: { training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } } });
     const { body } = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: {} });
     return {
+      jobId: body.job_id as string,
       path: `/v2/models/${modelId}/versions/1/jobs/${body.job_id}`,
       invokes: () => lambda.requests.filter((r) => r.url.includes(fn)).length,
     };
@@ -45,7 +45,16 @@ describe('an AWS outage during dispatch', () => {
   it('dispatches the job once the unreachable endpoint is back, and the job completes', async () => {
     await link.cut();
     const job = await startJob(uid('fn'));
-    await sleep(8000); // several dispatch attempts fail to connect
+    // Two dispatch attempts have run and failed, by the workflow's own record: only then can "no invoke" mean something.
+    await eventually(
+      async () => {
+        const { raw } = await h.temporal.workflow.getHandle(workflowIdFor(job.jobId)).describe();
+        const dispatch = raw.pendingActivities?.find((a) => a.activityType?.name === 'dispatchJob');
+        return dispatch && (dispatch.attempt ?? 0) >= 3 && dispatch.lastFailure ? dispatch : undefined;
+      },
+      30000,
+      'two failed dispatch attempts',
+    );
     expect((await h.api('GET', job.path)).body.status).toBe('running');
     expect(job.invokes()).toBe(0);
     await link.restore();

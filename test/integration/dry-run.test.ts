@@ -1,5 +1,6 @@
 import { Harness } from '../helpers/harness';
 import { activeModel, addVersion, tenantWithDomain, initService, eventually, FEATURES } from '../helpers/fixtures';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 
 /** v2 makes `cabin` an integer: a service initialized with cabin "business" no longer fits and blocks v2 as default. */
 const V2_FEATURES = [
@@ -44,6 +45,18 @@ describe('dry run (?dry_run=true)', () => {
     return ids.sort();
   }
 
+  /** The tenant's workflows once the one of `jobId` (started after what the test looks at) is visible. */
+  async function workflowsAfter(clientId: string, jobId: string): Promise<string[]> {
+    return eventually(
+      async () => {
+        const ids = await workflowsOf(clientId);
+        return ids.includes(workflowIdFor(jobId)) && ids;
+      },
+      15000,
+      `the workflow of job ${jobId} in visibility`,
+    );
+  }
+
   /** A domain on v1 with one service (cabin "business") that blocks v2, and its init workflow visible in Temporal. */
   async function blockedSetup() {
     const modelId = await activeModel(h);
@@ -69,8 +82,11 @@ describe('dry run (?dry_run=true)', () => {
     const real = await h.api('PUT', `${base}/assignments/default`, { body });
     expect(real.status).toBe(422);
     expect(real.body).toEqual(dry.body);
-    await new Promise((r) => setTimeout(r, 1000)); // visibility lags; a started workflow would show by now
-    expect(await workflowsOf(clientId)).toEqual(workflows);
+    // A later job of the same tenant: its start queues behind any the calls above made, and once visibility shows it,
+    // the workflows beside it are the setup's and its own.
+    const marker = await initService(h, base, 'svc-marker', { seats: 2, cabin: 'economy' });
+    expect(marker.status).toBe(202);
+    expect(await workflowsAfter(clientId, marker.body.job_id)).toEqual([...workflows, workflowIdFor(marker.body.job_id)].sort());
   });
 
   it('previews an unblocking service_updates with before/after resolved features, then the real call does just that', async () => {
@@ -118,14 +134,14 @@ describe('dry run (?dry_run=true)', () => {
       { service_id: 'svc-u', before: { seats: 10, cabin: 'economy', tags: [] }, after: { seats: 12, cabin: 'economy', tags: [] } },
     ]);
     expect(dry.body.resolved_features).toEqual({ seats: 12, cabin: 'economy', tags: [] });
-    await new Promise((r) => setTimeout(r, 1000));
+    // No job row: a workflow starts only from a committed one.
     expect(await snapshot(clientId, [modelId])).toEqual(before);
-    expect(await workflowsOf(clientId)).toEqual(workflows);
 
-    // The same request for real starts the job the preview announced: the check above can fail.
+    // The same request for real starts the job the preview announced (the check above can fail), and only that one:
+    // once its workflow is visible, a start from the preview, queued before it, would be too.
     const real = await h.api('PUT', `${base}/service/svc-u`, { body: { static_features: { seats: 12 } } });
     expect(real.body.job_id).toEqual(expect.any(String));
-    await eventually(async () => (await workflowsOf(clientId)).length === 2, 15000, 'the real update workflow');
+    expect(await workflowsAfter(clientId, real.body.job_id)).toEqual([...workflows, workflowIdFor(real.body.job_id)].sort());
   });
 
   it('answers the same validation error as the real call', async () => {

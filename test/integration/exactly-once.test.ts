@@ -50,6 +50,21 @@ describe('a job runs exactly once', () => {
     );
   }
 
+  /**
+   * The job's latest run once it has closed. Read from the workflow's own record (not visibility, which lags): a start
+   * after this would show as another run id, and a closed run dispatches nothing more.
+   */
+  async function closedRun(jobId: string): Promise<{ runId: string; status: string }> {
+    return eventually(
+      async () => {
+        const { runId, status } = await h.temporal.workflow.getHandle(workflowIdFor(jobId)).describe();
+        return status.name !== 'RUNNING' && { runId, status: status.name };
+      },
+      20000,
+      `the run of job ${jobId} to close`,
+    );
+  }
+
   async function inferDirect(modelId: string): Promise<string> {
     const res = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: { input: { n: 1 } } });
     expect(res.status).toBe(202);
@@ -61,10 +76,12 @@ describe('a job runs exactly once', () => {
     const jobId = await inferDirect(modelId);
     const staleRow = (await jobsRepo.findJob(h.knex, jobId))!;
     await finished(jobId);
+    const run = await closedRun(jobId);
 
     // What the reconciler does with a row it listed as pending before the workflow finished.
     expect(await h.gateway.launch({ ...staleRow, status: 'pending' })).toBe('existing');
-    await new Promise((r) => setTimeout(r, 1500));
+    // Still the one closed run (a second dispatch needs a second run), and it dispatched once.
+    expect(await closedRun(jobId)).toEqual(run);
     expect(dispatches.get(jobId)).toBe(1);
     expect(await eventually(async () => (await runs(jobId)) || undefined, 10000, 'visibility')).toBe(1);
   });
@@ -96,8 +113,9 @@ describe('a job runs exactly once', () => {
       await reconciler.stop();
     }
     await finished(row.job_id);
+    const run = await closedRun(row.job_id);
     await reconciler.runOnce();
-    await new Promise((r) => setTimeout(r, 1000));
+    expect(await closedRun(row.job_id)).toEqual(run);
     expect(dispatches.get(row.job_id)).toBe(1);
     expect(await eventually(async () => (await runs(row.job_id)) || undefined, 10000, 'visibility')).toBe(1);
   });
@@ -120,6 +138,7 @@ describe('a job runs exactly once', () => {
     const done = await finished(sourceJob);
     const cascadeJobId = done.completion_result!.triggered_events[0].job_id!;
     await finished(cascadeJobId);
+    const run = await closedRun(cascadeJobId);
 
     // The local activity re-run after its commit (a worker lost before its workflow task completed), then the start.
     const runsOfJobs = createJobRuns({
@@ -138,7 +157,7 @@ describe('a job runs exactly once', () => {
       { sourceJobId: sourceJob, subscriptionId: sub.body.subscription_id, triggerOutput: { seen: true } },
     );
     expect(fired.job_id).toBe(cascadeJobId);
-    await new Promise((r) => setTimeout(r, 1500));
+    expect(await closedRun(cascadeJobId)).toEqual(run);
     expect(dispatches.get(cascadeJobId)).toBe(1);
     expect(await h.knex('model_jobs').where({ source_job_id: sourceJob }).select('job_id')).toEqual([{ job_id: cascadeJobId }]);
     expect(await eventually(async () => (await runs(cascadeJobId)) || undefined, 10000, 'visibility')).toBe(1);

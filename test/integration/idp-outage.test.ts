@@ -51,16 +51,16 @@ describe('identity provider outages', () => {
     expect((await call(token)).status).toBe(200);
     const fetchedAt = Date.now();
     await link.cut();
-    await sleep(2000);
+    await sleep(2000); // clock: past the refresh window
     // Past the refresh window (the old cache window): the background refresh fails, the last keys still serve.
     for (let i = 0; i < 3; i++) expect((await call(token)).status).toBe(200);
-    await sleep(Math.max(0, fetchedAt + 4500 - Date.now()));
+    await sleep(Math.max(0, fetchedAt + 4500 - Date.now())); // clock: past the maximum staleness
     const stale = await call(token);
     expect(stale.status).toBe(503);
     expect(stale.body.message).toContain('identity provider');
     expect(stale.headers.get('retry-after')).toMatch(/^\d+$/);
     await link.restore();
-    await sleep(1100); // the failed fetch above is not repeated within the refetch interval
+    await sleep(1100); // clock: the failed fetch above is not repeated within the refetch interval
     expect((await call(token)).status).toBe(200);
   });
 
@@ -71,7 +71,7 @@ describe('identity provider outages', () => {
     jwks.publish([idp.publicJwk, rotated.publicJwk]);
     expect((await call(await rotated.machine(PLATFORM_CLIENT, ['admin']))).status).toBe(200);
     expect(jwks.fetches).toBe(2);
-    await sleep(1100);
+    await sleep(1100); // clock: a refetch interval after the rotation's fetch
     const stranger = await TestIdp.create('never-published');
     const token = await stranger.machine(PLATFORM_CLIENT, ['admin']);
     for (let i = 0; i < 5; i++) {

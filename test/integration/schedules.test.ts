@@ -78,12 +78,19 @@ describe('schedules', () => {
     const modelId = await activeModel(h);
     const path = `/v2/inference-schedules/${(await created('/v2/inference-schedules', { model_id: modelId, model_version: '1', spec: everySecond })).schedule_id}`;
     const scheduleId = path.split('/').pop()!;
+    // Fires through the pause: its jobs show that the nominal times of the pause came and were acted on.
+    const marker = (await created('/v2/inference-schedules', { model_id: await activeModel(h), model_version: '1', spec: everySecond }))
+      .schedule_id;
     await eventually(async () => (await runsOf(path)).length > 0, 20000, 'a first fire');
     const paused = await h.api('POST', `${path}/pause`, { body: { note: 'migration' } });
     expect(paused.body.state).toEqual({ paused: true, note: 'migration' });
     const pausedAt = Date.now();
-    // The clock is what fires a schedule: let three nominal times pass while paused, then look for fires in them.
-    await new Promise((r) => setTimeout(r, 3500));
+    await eventually(
+      async () => (await jobsOf(marker)).some((j) => Date.parse(j.scheduled_at) >= pausedAt + 3000),
+      20000,
+      'the marker schedule to fire three nominal times into the pause',
+    );
+    await h.api('DELETE', `/v2/inference-schedules/${marker}`);
     const unpausedAt = Date.now();
     expect((await h.api('POST', `${path}/unpause`, { body: { note: 'done' } })).body.state).toEqual({ paused: false, note: 'done' });
     const after = await eventually(

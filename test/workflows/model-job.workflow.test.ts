@@ -8,6 +8,7 @@ import { completeJobUpdate, COMPLETION_CONFLICT, CompletionReport, CompletionRes
 import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { testEnv } from '../helpers/test-env';
 import { recordHistory } from '../helpers/histories';
+import { mockActivities as mockTyped, type ActivityMocks } from '../helpers/activity-mocks';
 
 /**
  * The job workflow alone: a local Temporal dev server (the CLI binary), activities mocked, deadlines of a fraction
@@ -15,31 +16,30 @@ import { recordHistory } from '../helpers/histories';
  */
 const CLI = path.resolve(__dirname, '../../.tools/bin/temporal');
 
-type Mocks = { [K in keyof Activities]: jest.Mock };
+type Mocks = ActivityMocks<Activities>;
 
-function mockActivities(overrides: Partial<Record<keyof Activities, (...args: any[]) => Promise<unknown>>> = {}): Mocks {
-  const defaults: Record<keyof Activities, (...args: any[]) => Promise<unknown>> = {
-    ping: async () => 'pong',
-    startJob: async () => ({ owned: true }),
-    dispatchJob: async () => ({ kind: 'awaiting' }),
-    recordCompletion: async (jobId: string, report: CompletionReport | null) => ({
-      status: report ? report.status : 'timed_out',
-      triggerEvent: report?.status === 'success' ? 'inference_complete' : null,
-      base: { job_id: jobId, model_id: 'm', model_version: '1', status: report?.status ?? 'failure' },
-    }),
-    triggeredSubscriptions: async () => [],
-    fireSubscription: async ({ subscriptionId }: { subscriptionId: string }) => ({ job_id: `cascade-of-${subscriptionId}` }),
-    storeCompletionResult: async () => undefined,
-    cancelJob: async () => undefined,
-    finishJob: async (jobId: string, report: CompletionReport | null) => ({
-      status: report ? report.status : 'timed_out',
-      result: { job_id: jobId, model_id: 'm', model_version: '1', status: report?.status ?? 'failure', triggered_events: [] },
-      launch: [],
-    }),
-    launchJobs: async () => undefined,
-  };
-  return Object.fromEntries(Object.entries({ ...defaults, ...overrides }).map(([name, fn]) => [name, jest.fn(fn)])) as unknown as Mocks;
-}
+const DEFAULTS: Activities = {
+  ping: async () => 'pong',
+  startJob: async () => ({ owned: true }),
+  dispatchJob: async () => ({ kind: 'awaiting' }),
+  recordCompletion: async (jobId, report) => ({
+    status: report ? report.status : 'timed_out',
+    triggerEvent: report?.status === 'success' ? 'inference_complete' : null,
+    base: { job_id: jobId, model_id: 'm', model_version: '1', status: report?.status ?? 'failure' },
+  }),
+  triggeredSubscriptions: async () => [],
+  fireSubscription: async ({ subscriptionId }) => ({ job_id: `cascade-of-${subscriptionId}` }),
+  storeCompletionResult: async () => undefined,
+  cancelJob: async () => undefined,
+  finishJob: async (jobId, report) => ({
+    status: report ? report.status : 'timed_out',
+    result: { job_id: jobId, model_id: 'm', model_version: '1', status: report?.status ?? 'failure', triggered_events: [] },
+    launch: [],
+  }),
+  launchJobs: async () => undefined,
+};
+
+const mockActivities = (overrides: Partial<Activities> = {}): Mocks => mockTyped(DEFAULTS, overrides);
 
 describe('modelJobWorkflow', () => {
   let env: TestWorkflowEnvironment;

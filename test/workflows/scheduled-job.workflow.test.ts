@@ -8,6 +8,7 @@ import { SCHEDULED_JOB_FAILED } from '../../workflows/schedule-definitions';
 import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { testEnv } from '../helpers/test-env';
 import { recordHistory } from '../helpers/histories';
+import { mockActivities as mockTyped, type ActivityMocks } from '../helpers/activity-mocks';
 
 /**
  * The fire workflow alone, started by a real Temporal Schedule (which sets the nominal time it reads) on a local dev
@@ -15,16 +16,15 @@ import { recordHistory } from '../helpers/histories';
  */
 const CLI = path.resolve(__dirname, '../../.tools/bin/temporal');
 
-type Mocks = { [K in keyof ScheduleActivities]: jest.Mock };
+type Mocks = ActivityMocks<ScheduleActivities>;
 
-function mockActivities(overrides: Partial<Record<keyof ScheduleActivities, (...args: any[]) => Promise<unknown>>>): Mocks {
-  const defaults: Record<keyof ScheduleActivities, (...args: any[]) => Promise<unknown>> = {
-    fireSchedule: async () => ({ outcome: 'started', jobId: 'job-1' }),
-    awaitScheduledJob: async () => 'success',
-    cancelScheduledJob: async () => undefined,
-  };
-  return Object.fromEntries(Object.entries({ ...defaults, ...overrides }).map(([name, fn]) => [name, jest.fn(fn)])) as unknown as Mocks;
-}
+const DEFAULTS: ScheduleActivities = {
+  fireSchedule: async () => ({ outcome: 'started', jobId: 'job-1' }),
+  awaitScheduledJob: async () => 'success',
+  cancelScheduledJob: async () => undefined,
+};
+
+const mockActivities = (overrides: Partial<ScheduleActivities>): Mocks => mockTyped(DEFAULTS, overrides);
 
 describe('scheduledJobWorkflow', () => {
   let env: TestWorkflowEnvironment;

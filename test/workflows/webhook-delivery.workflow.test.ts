@@ -6,11 +6,12 @@ import type { WebhookActivities } from '../../activities/webhooks';
 import { WEBHOOK_QUEUE_WOKEN, WEBHOOK_TARGET_REFUSED, type WebhookQueueInput } from '../../workflows/webhook-definitions';
 import { testEnv } from '../helpers/test-env';
 import { recordHistory } from '../helpers/histories';
+import type { ActivityMocks } from '../helpers/activity-mocks';
 
 /** The webhook delivery workflow alone: a local Temporal dev server, its three activities mocked. */
 const CLI = path.resolve(__dirname, '../../.tools/bin/temporal');
 
-type Mocks = { [K in keyof WebhookActivities]: jest.Mock<ReturnType<WebhookActivities[K]>, Parameters<WebhookActivities[K]>> };
+type Mocks = ActivityMocks<WebhookActivities>;
 
 const INPUT: WebhookQueueInput = {
   webhookId: 'wh-1',
