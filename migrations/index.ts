@@ -7,6 +7,7 @@ import * as changeSafety from './20261220000000_change_safety';
 import * as unconfirmedOutcomes from './20261226000000_unconfirmed_outcomes';
 import * as schedules from './20261228000000_schedules';
 import * as tenantLimits from './20261230000000_tenant_limits';
+import * as httpHandlerSecret from './20270110000000_http_handler_secret';
 
 /** Migrations listed explicitly, so the same list runs from ts (tests) and compiled js (production). */
 const migrations: Record<string, Knex.Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261226000000_unconfirmed_outcomes': unconfirmedOutcomes,
   '20261228000000_schedules': schedules,
   '20261230000000_tenant_limits': tenantLimits,
+  '20270110000000_http_handler_secret': httpHandlerSecret,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

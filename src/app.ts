@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
+import { createJobTokens } from './auth/job-tokens';
 import type { JobGateway } from './domain/ports/job-gateway';
 import { errorMiddleware } from './http/error-middleware';
 import { InvalidInputError, PayloadTooLargeError } from './errors';
@@ -111,7 +112,13 @@ export function createApp(deps: AppDeps): {
   const services = createServicesService({ knex, rules, jobs });
 
   const router = new Router();
-  const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth, admission });
+  const route = createRouteRegistrar(router, {
+    validator: new RequestValidator(),
+    verify: deps.verify,
+    auth: deps.config.auth,
+    jobTokens: createJobTokens(deps.config.jobs.tokenKeys, deps.config.auth.clockSkewSeconds),
+    admission,
+  });
   registerDocsRoutes(router, buildOpenApiDocument());
   registerConsoleRoutes(router, {
     assetsDir: deps.console?.assetsDir ?? path.join(projectRoot(), 'dist', 'console'),
@@ -128,7 +135,17 @@ export function createApp(deps: AppDeps): {
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
   registerServiceRoutes(route, services);
-  registerModelRoutes(route, createModelsService({ knex, rules, schemas, compatibility, inProcessNames: () => deps.inProcessNames }));
+  registerModelRoutes(
+    route,
+    createModelsService({
+      knex,
+      rules,
+      schemas,
+      compatibility,
+      inProcessNames: () => deps.inProcessNames,
+      policy: targetPolicy(deps.config.webhooks),
+    }),
+  );
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;

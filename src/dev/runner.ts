@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -60,6 +61,8 @@ export interface DevRunner {
  */
 export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunner> {
   const config = loadConfig(options.env);
+  // The API and the worker run in this process: a key of this run's own signs and verifies the job tokens.
+  if (!config.jobs.tokenKeys.length) config.jobs.tokenKeys = [{ kid: 'dev', secret: new Uint8Array(randomBytes(32)) }];
   const log = createLogger(config.logLevel, 'dev');
   const cleanups: (() => Promise<void>)[] = [];
   const started: string[] = [];

@@ -19,6 +19,8 @@ import { jobGatewayFor } from './job-gateway';
 import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
 import { installTemporalRuntime } from './runtime';
+import { targetPolicy } from '../webhooks/target-policy';
+import { createJobTokens } from '../auth/job-tokens';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 
@@ -72,7 +74,10 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
       lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
       ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
       inProcess: deps.inProcess,
+      httpPolicy: targetPolicy(config.webhooks),
     },
+    jobTokens: createJobTokens(config.jobs.tokenKeys),
+    completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
   });

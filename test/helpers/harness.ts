@@ -119,6 +119,8 @@ export class Harness {
       LOG_LEVEL: 'silent',
       // Tests stop workers with activities in flight on purpose; they need no grace period.
       WORKER_SHUTDOWN_GRACE_SECONDS: '0',
+      // The API and the worker of a harness share this config, so they share the job tokens' key.
+      JOB_TOKEN_KEYS: `test:${randomBytes(32).toString('base64')}`,
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
