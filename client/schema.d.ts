@@ -1903,11 +1903,33 @@ export interface components {
             /** @description An implementation registered in the service */
             name: string;
         };
-        /** @description Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name` */
+        /** @description A model server (KServe, Triton, TorchServe, BentoML, your own): the service POSTs the job payload (webhooks `httpHandlerCall`) to `url`, signed with the model's `http_handler_secret` like outbound webhooks, under the webhooks' target policy. `sync`: a 2xx JSON object answer is the job's output (checked against the output_schema), a 4xx fails the job with the answer's message; `async`: a 2xx accepts the job, which the server completes through the completion route with `completion.token`. 5xx, 408, 429 and time-outs are retried until the job deadline */
+        HttpHandler: {
+            /**
+             * @description Handler kind
+             * @constant
+             */
+            type: "http";
+            /**
+             * Format: uri
+             * @description https (http only where WEBHOOK_ALLOW_HTTP allows it)
+             */
+            url: string;
+            /**
+             * @description Whether the answer is the completion (`sync`) or only accepts the job (`async`)
+             * @enum {unknown}
+             */
+            mode: "sync" | "async";
+            /** @description Longest wait for the whole answer; default 30 */
+            timeout_seconds?: number;
+            /** @description Longest wait for the connection; default 5 */
+            connect_timeout_seconds?: number;
+        };
+        /** @description Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name`; `http` needs `url` and `mode` */
         Handler: {
             /** @enum {unknown} */
-            type: "lambda" | "container_task" | "in_process";
-        } & (components["schemas"]["LambdaHandler"] | components["schemas"]["ContainerTaskHandler"] | components["schemas"]["InProcessHandler"]);
+            type: "lambda" | "container_task" | "in_process" | "http";
+        } & (components["schemas"]["LambdaHandler"] | components["schemas"]["ContainerTaskHandler"] | components["schemas"]["InProcessHandler"] | components["schemas"]["HttpHandler"]);
         Handlers: {
             /** @description Runs training jobs */
             training: components["schemas"]["Handler"];
@@ -2032,6 +2054,8 @@ export interface components {
             /** @description On an update of handler_contracts: what the new contracts break */
             compatibility?: components["schemas"]["CompatibilityReport"];
             preview?: components["schemas"]["ChangePreview"];
+            /** @description The secret (whsec_...) the model's `http` handlers verify the service's calls with: shown once, in the answer that created it (the first `http` handler) */
+            http_handler_secret?: string;
         };
         CreateVersionRequest: {
             /** @description Version string, unique within the model */
