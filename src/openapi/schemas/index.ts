@@ -6,7 +6,9 @@ import { jobSchemas } from './jobs';
 import { webhookSchemas } from './webhooks';
 import { changeSafetySchemas } from './change-safety';
 import { scheduleSchemas } from './schedules';
+import { dispatchSchemas } from './dispatch';
 
+export { dispatchCalls } from './dispatch';
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
 /** Component schemas of the OpenAPI document: the single source for request validation and the docs. */
@@ -19,4 +21,5 @@ export const schemas: Record<string, object> = {
   ...webhookSchemas,
   ...changeSafetySchemas,
   ...scheduleSchemas,
+  ...dispatchSchemas,
 };
