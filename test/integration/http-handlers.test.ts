@@ -4,6 +4,7 @@ import { Harness } from '../helpers/harness';
 import { activeModel, ECHO_HANDLERS } from '../helpers/fixtures';
 import { startModelServer, predict, type ModelServer } from '../../src/dev/model-server';
 import { verify } from '../../src/webhooks/signature';
+import { httpHandler } from '../../handler-kit/src';
 
 const LOOPBACK_ALLOWED = {
   WEBHOOK_ALLOW_HTTP: 'true',
@@ -108,6 +109,20 @@ describe('http handlers', () => {
     const jobId = await infer(h, id, { seats: 40 });
     const job = await finalJob(h, jobId);
     expect(job).toMatchObject({ status: 'success', output: predict({ seats: 40 }) });
+  });
+
+  it('a handler-kit server in async mode verifies the call with the model secret and completes with the job token', async () => {
+    const id = `http-kit-${Date.now()}`;
+    let secret = '';
+    const kit = http.createServer((req, res) => httpHandler((job) => ({ kit: true, seats: job.input.seats }), { secret })(req, res));
+    kit.listen(0, '127.0.0.1');
+    await new Promise((r) => kit.once('listening', r));
+    const created = await createHttpModel(h, id, { url: `http://127.0.0.1:${(kit.address() as AddressInfo).port}/`, mode: 'async' });
+    secret = created.body.http_handler_secret;
+    expect(await h.api('PUT', `/v2/models/${id}/versions/1/new_status`, { body: { status: 'active' } })).toMatchObject({ status: 200 });
+    const job = await finalJob(h, await infer(h, id, { seats: 7 }));
+    expect(job).toMatchObject({ status: 'success', output: { kit: true, seats: 7 } });
+    await new Promise<void>((r) => kit.close(() => r()));
   });
 
   describe('retries follow the answer', () => {
