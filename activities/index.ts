@@ -35,8 +35,8 @@ export interface ActivityDeps {
 
 /** A job token outlives the deadline by this much: a report sent just before it still arrives with a valid token. */
 const TOKEN_GRACE_SECONDS = 60;
-/** How often a dispatch tells Temporal it is alive (a sync `http` call may last minutes; the heartbeat time-out is 30 s). */
-const HEARTBEAT_MS = 5000;
+/** How often a dispatch tells Temporal it is alive (a sync `http` call may last minutes; the heartbeat time-out is 15 s). */
+const HEARTBEAT_MS = 3000;
 
 /** The W3C `traceparent` of the active span, for handlers to send back with their completion; none without tracing. */
 function traceparent(): { traceparent?: string } {

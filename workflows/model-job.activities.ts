@@ -26,7 +26,7 @@ export const dispatcher = proxyActivities<Activities>({
 export function longDispatcher(deadlineSeconds: number) {
   return proxyActivities<Activities>({
     startToCloseTimeout: '16 minutes',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: '15 seconds',
     scheduleToCloseTimeout: `${deadlineSeconds} seconds`,
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });

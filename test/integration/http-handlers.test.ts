@@ -71,6 +71,14 @@ describe('http handlers', () => {
     expect(renamed.body).not.toHaveProperty('http_handler_secret');
   });
 
+  it('gives a model its secret in the update that adds its first http handler', async () => {
+    const id = await activeModel(h);
+    const handlers = { training: ECHO_HANDLERS.training, inference: { type: 'http', url: `${server.url}/sync`, mode: 'sync' } };
+    const updated = await h.api('PUT', `/v2/models/${id}`, { body: { handlers } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.http_handler_secret).toMatch(/^whsec_/);
+  });
+
   it('a sync handler completes the job with its answer, signed with the model secret', async () => {
     const id = `http-sync-${Date.now()}`;
     const created = await createHttpModel(h, id, { url: `${server.url}/sync`, mode: 'sync' });
@@ -136,6 +144,7 @@ describe('http handlers', () => {
         req.on('end', () => {
           const script = answers.get(req.url!) ?? [200];
           const status = script.length > 1 ? script.shift()! : script[0];
+          if (status === 0) return; // no answer: the caller's response time-out ends the attempt
           res
             .writeHead(status, { 'content-type': 'application/json' })
             .end(JSON.stringify(status < 300 ? { ok: true } : { message: `no (${status})` }));
@@ -145,7 +154,10 @@ describe('http handlers', () => {
       await new Promise((r) => flaky.once('listening', r));
       url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
     });
-    afterAll(() => new Promise<void>((r) => flaky.close(() => r())));
+    afterAll(() => {
+      flaky.closeAllConnections();
+      return new Promise<void>((r) => flaky.close(() => r()));
+    });
 
     it('a 503 is retried and the next answer completes the job', async () => {
       answers.set('/twice-unavailable', [503, 503, 200]);
@@ -153,6 +165,14 @@ describe('http handlers', () => {
       const job = await finalJob(h, await infer(h, id, {}));
       expect(job).toMatchObject({ status: 'success', output: { ok: true } });
       expect(answers.get('/twice-unavailable')).toEqual([200]);
+    });
+
+    it('a call with no answer within timeout_seconds is retried', async () => {
+      answers.set('/silent-once', [0, 200]);
+      const id = await httpModel(h, { url: `${url}/silent-once`, mode: 'sync', timeout_seconds: 1 });
+      const job = await finalJob(h, await infer(h, id, {}));
+      expect(job).toMatchObject({ status: 'success', output: { ok: true } });
+      expect(answers.get('/silent-once')).toEqual([200]);
     });
 
     it('a 4xx is final: the job fails with the server message, without a retry', async () => {
