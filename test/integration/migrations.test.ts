@@ -12,6 +12,7 @@ const ALL_MIGRATIONS = [
   '20261226000000_unconfirmed_outcomes',
   '20261228000000_schedules',
   '20261230000000_tenant_limits',
+  '20270110000000_http_handler_secret',
 ];
 
 describe('migrations', () => {
