@@ -23,9 +23,9 @@ export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: Au
     const token = bearerToken(ctx);
     if (isJobToken(token)) {
       // Told apart by its header, a job token goes to its own verifier and reaches one operation (docs/authorization.md).
-      if (op.id !== 'completeJob') throw new ForbiddenError('a job token is accepted only by the completion route of its job');
       if (!deps.jobTokens) throw new UnauthenticatedError('invalid bearer token: job tokens are not configured (JOB_TOKEN_KEYS)');
       const { jobId } = await deps.jobTokens.verify(token);
+      if (op.id !== 'completeJob') throw new ForbiddenError('a job token is accepted only by the completion route of its job');
       ctx.state.principal = jobPrincipal(jobId);
       return next();
     }
