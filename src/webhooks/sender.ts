@@ -84,6 +84,8 @@ export async function postWebhook(
         const done = () => {
           const status = response.statusCode ?? 0;
           if (keep !== undefined && read > keep) return finish({ statusCode: status, error: `answered more than ${keep} bytes` });
+          // A body that is kept must be whole: one cut off mid-way is a failed attempt with no answer (retried).
+          if (keep !== undefined && !response.complete) return finish({ error: 'the answer was cut off' });
           const body = keep !== undefined ? { body: Buffer.concat(chunks).toString('utf8') } : {};
           finish(
             status >= 200 && status < 300
@@ -105,10 +107,11 @@ export async function postWebhook(
       request.destroy();
       finish({ error: `no answer within ${options.timeoutMs} ms` });
     }, options.timeoutMs);
+    const connectTimeoutMs = options.connectTimeoutMs ?? options.timeoutMs;
     const connectDeadline = setTimeout(() => {
       request.destroy();
-      finish({ error: `no connection within ${options.connectTimeoutMs} ms` });
-    }, options.connectTimeoutMs ?? options.timeoutMs);
+      finish({ error: `no connection within ${connectTimeoutMs} ms` });
+    }, connectTimeoutMs);
     request.on('socket', (socket) => {
       const connected = () => clearTimeout(connectDeadline);
       if (!socket.connecting) connected();
