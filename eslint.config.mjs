@@ -82,7 +82,7 @@ export default tseslint.config(
     // Tests and benchmarks read response bodies as `any` on purpose: the contract check (test/helpers/contract.ts)
     // validates every response against the document at run time, and assertions state the shape they expect.
     // Their stand-in servers take async request listeners, which node:http ignores the promise of by design.
-    files: ['test/**', 'bench/**'],
+    files: ['test/**', 'bench/**', 'handler-kit/test/**'],
     rules: {
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/no-explicit-any': 'off',

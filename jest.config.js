@@ -1,7 +1,7 @@
 /** Integration tests share one Temporal dev server, started in globalSetup; each file has its own Postgres database. */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/handler-kit/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',

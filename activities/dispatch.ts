@@ -7,6 +7,10 @@ import { workflowIdFor } from '../src/domain/ports/job-gateway';
 import { toActivityFailure, DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
 import type { Handler } from '../src/shapes';
+import { targetPolicy, type TargetPolicy } from '../src/webhooks/target-policy';
+
+const STRICT_POLICY = targetPolicy({ allowHttp: false, allowedPrivateRanges: [] });
+import { callHttpHandler, type HttpCall } from './http-dispatch';
 
 /** What every handler receives: enough to do the work and to report back. */
 export interface DispatchPayload {
@@ -16,7 +20,8 @@ export interface DispatchPayload {
   model_version: string;
   input: Record<string, unknown>;
   trigger_output?: Record<string, unknown>;
-  completion: { method: 'POST'; path: string; url: string };
+  /** `token`: completes exactly this job, until its deadline (`Authorization: Bearer <token>` on the completion route). */
+  completion: { method: 'POST'; path: string; url: string; token?: string };
   /** W3C trace context of the dispatch, when tracing is on: send it back as the `traceparent` header of the completion. */
   traceparent?: string;
 }
@@ -30,6 +35,8 @@ export interface DispatchClients {
   lambda: LambdaClient;
   ecs: ECSClient;
   inProcess: InProcessRegistry;
+  /** What `http` handlers may target: the outbound webhooks' policy (public https targets only when unset). */
+  httpPolicy?: TargetPolicy;
 }
 
 /** Names the AWS call in the failure; whether it is retried is decided by the one classifier. */
@@ -113,6 +120,7 @@ async function runTask(
                 { name: 'MOS_JOB', value: JSON.stringify(payload) },
                 { name: 'MOS_JOB_ID', value: payload.job_id },
                 { name: 'MOS_COMPLETION_URL', value: payload.completion.url },
+                ...(payload.completion.token ? [{ name: 'MOS_JOB_TOKEN', value: payload.completion.token }] : []),
                 // The name OpenTelemetry's environment-variable carrier reads.
                 ...(payload.traceparent ? [{ name: 'TRACEPARENT', value: payload.traceparent }] : []),
               ],
@@ -173,9 +181,24 @@ async function runInProcess(
   }
 }
 
-/** Invokes a handler of any kind. Lambda and ECS return at once and report through the completion route. */
-export async function dispatch(clients: DispatchClients, handler: Handler, payload: DispatchPayload): Promise<DispatchResult> {
+/**
+ * Invokes a handler of any kind. Lambda, ECS and async `http` handlers return at once and report through the completion
+ * route; a sync `http` handler's answer is the report. `http`: the model's secret and output check (DispatchOrder.http).
+ */
+export async function dispatch(
+  clients: DispatchClients,
+  handler: Handler,
+  payload: DispatchPayload,
+  http?: Omit<HttpCall, 'policy'>,
+): Promise<DispatchResult> {
   switch (handler.type) {
+    case 'http':
+      return callHttpHandler(handler, payload, {
+        secret: null,
+        outputProblem: () => undefined,
+        ...http,
+        policy: clients.httpPolicy ?? STRICT_POLICY,
+      });
     case 'lambda':
       return invokeLambda(clients.lambda, handler, payload);
     case 'container_task':

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { SecretBox } from '../src/secrets/secret-box';
 import type { Logger } from 'pino';
 import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
 import { context as otelContext, propagation } from '@opentelemetry/api';
@@ -12,10 +13,13 @@ import type { JobSlots } from '../src/domain/job-slots';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, stopTask, DispatchClients, DispatchResult } from './dispatch';
 import { classifiedActivities } from './classified';
+import type { JobTokens } from '../src/auth/job-tokens';
 import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '../workflows/definitions';
 
 export interface ActivityDeps {
   knex: Knex;
+  /** Opens the `http` handlers' signing secrets (SECRET_KEYS) for the moment of signing. */
+  secrets: Pick<SecretBox, 'open'>;
   schemas: UserSchemaCompiler;
   gateway: JobGateway;
   clients: DispatchClients;
@@ -26,7 +30,16 @@ export interface ActivityDeps {
   /** The tenants' running-job caps, which cascade jobs count against. */
   slots?: JobSlots;
   perTenantMetrics?: boolean;
+  /** Signs the job-scoped completion token each dispatch carries; none: dispatches carry no token. */
+  jobTokens?: JobTokens;
+  /** How long a dispatched job waits for its report (JOB_COMPLETION_DEADLINE_SECONDS): the job token's lifetime. */
+  completionDeadlineSeconds?: number;
 }
+
+/** A job token outlives the deadline by this much: a report sent just before it still arrives with a valid token. */
+const TOKEN_GRACE_SECONDS = 60;
+/** How often a dispatch tells Temporal it is alive (a sync `http` call may last minutes; the heartbeat time-out is 15 s). */
+const HEARTBEAT_MS = 3000;
 
 /** The W3C `traceparent` of the active span, for handlers to send back with their completion; none without tracing. */
 function traceparent(): { traceparent?: string } {
@@ -73,16 +86,26 @@ export function createActivities(deps: ActivityDeps) {
       const order = await step(() => runs.dispatchOrder(jobId));
       metrics?.scheduleToStart.observe(order.labels, waited);
       metrics?.dispatchAttempts.inc({ handler: order.handler.type });
+      const deadline = new Date(Date.now() + ((deps.completionDeadlineSeconds ?? 3600) + TOKEN_GRACE_SECONDS) * 1000);
+      const token = await deps.jobTokens?.issue(jobId, deadline);
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       try {
-        const result = await dispatch(deps.clients, order.handler, {
-          ...order.job,
-          completion: {
-            method: 'POST',
-            path: order.completionPath,
-            url: `${deps.publicBaseUrl.replace(/\/$/, '')}${order.completionPath}`,
+        const result = await dispatch(
+          deps.clients,
+          order.handler,
+          {
+            ...order.job,
+            completion: {
+              method: 'POST',
+              path: order.completionPath,
+              url: `${deps.publicBaseUrl.replace(/\/$/, '')}${order.completionPath}`,
+              ...(token ? { token } : {}),
+            },
+            ...traceparent(),
           },
-          ...traceparent(),
-        });
+          order.http,
+        );
         // A cancellation that came while RunTask ran found no task to stop: stop it here.
         if (result.kind === 'awaiting' && result.taskArn && (await runs.recordTask(jobId, result.taskArn))) {
           await stopTask(deps.clients.ecs, order.handler, result.taskArn, `job ${jobId} was cancelled while its task started`);
@@ -92,6 +115,8 @@ export function createActivities(deps: ActivityDeps) {
         const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
         metrics?.dispatchFailures.inc({ handler: order.handler.type, retryable: String(retryable) });
         throw err;
+      } finally {
+        clearInterval(beat);
       }
     },
 

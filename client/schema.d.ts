@@ -1747,7 +1747,68 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    lambdaInvoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lambda handler: the event of an asynchronous Invoke (InvocationType Event)
+         * @description Delivered at least once: deduplicate by `job_id`. Report through `completion.url` with `completion.token` (503 with Retry-After while the service is unavailable: retry).
+         */
+        post: operations["lambdaInvoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    containerTaskRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Container-task handler: the environment of the ECS task RunTask starts
+         * @description Not an HTTP call: the variables of the container override, shown as a JSON object. One task per job (the RunTask client token is the job id).
+         */
+        post: operations["containerTaskRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    httpHandlerCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `http` handler: the POST to the handler's url
+         * @description Signed like outbound webhooks (Standard Webhooks): `webhook-id` is the job id (the same on every retry), `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the model's `http_handler_secret`. `sync` handlers answer the output; `async` handlers answer 2xx and report later through `completion.url` with `completion.token`.
+         */
+        post: operations["httpHandlerCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every error except a blocked domain default assignment */
@@ -1983,11 +2044,33 @@ export interface components {
             /** @description An implementation registered in the service */
             name: string;
         };
-        /** @description Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name` */
+        /** @description A model server (KServe, Triton, TorchServe, BentoML, your own): the service POSTs the job payload (webhooks `httpHandlerCall`) to `url`, signed with the model's `http_handler_secret` like outbound webhooks, under the webhooks' target policy. `sync`: a 2xx JSON object answer is the job's output (checked against the output_schema), a 4xx fails the job with the answer's message; `async`: a 2xx accepts the job, which the server completes through the completion route with `completion.token`. 5xx, 408, 429 and time-outs are retried until the job deadline */
+        HttpHandler: {
+            /**
+             * @description Handler kind
+             * @constant
+             */
+            type: "http";
+            /**
+             * Format: uri
+             * @description https (http only where WEBHOOK_ALLOW_HTTP allows it)
+             */
+            url: string;
+            /**
+             * @description Whether the answer is the completion (`sync`) or only accepts the job (`async`)
+             * @enum {unknown}
+             */
+            mode: "sync" | "async";
+            /** @description Longest wait for the whole answer; default 30 */
+            timeout_seconds?: number;
+            /** @description Longest wait for the connection; default 5 */
+            connect_timeout_seconds?: number;
+        };
+        /** @description Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name`; `http` needs `url` and `mode` */
         Handler: {
             /** @enum {unknown} */
-            type: "lambda" | "container_task" | "in_process";
-        } & (components["schemas"]["LambdaHandler"] | components["schemas"]["ContainerTaskHandler"] | components["schemas"]["InProcessHandler"]);
+            type: "lambda" | "container_task" | "in_process" | "http";
+        } & (components["schemas"]["LambdaHandler"] | components["schemas"]["ContainerTaskHandler"] | components["schemas"]["InProcessHandler"] | components["schemas"]["HttpHandler"]);
         Handlers: {
             /** @description Runs training jobs */
             training: components["schemas"]["Handler"];
@@ -2112,6 +2195,8 @@ export interface components {
             /** @description On an update of handler_contracts: what the new contracts break */
             compatibility?: components["schemas"]["CompatibilityReport"];
             preview?: components["schemas"]["ChangePreview"];
+            /** @description The secret (whsec_...) the model's `http` handlers verify the service's calls with: shown once, in the answer that created it (the first `http` handler) */
+            http_handler_secret?: string;
         };
         CreateVersionRequest: {
             /** @description Version string, unique within the model */
@@ -3343,6 +3428,51 @@ export interface components {
         RollbackRequest: {
             /** @description Why; kept in `status_reason` and the event */
             reason?: string;
+        };
+        /** @description The job a handler runs and how it reports back; the same for every handler kind */
+        DispatchPayload: {
+            /**
+             * Format: uuid
+             * @description The job; deduplicate by it (Lambda delivers at least once)
+             */
+            job_id: string;
+            /** @enum {unknown} */
+            job_type: "inference" | "training";
+            model_id: string;
+            model_version: string;
+            /** @description The job input (checked against the input_schema of the handler contract) */
+            input: Record<string, unknown>;
+            /** @description For a cascade job: the output of the job that triggered it */
+            trigger_output?: Record<string, unknown>;
+            /** @description Where to report: POST a CompleteJobRequest to `url` with `Authorization: Bearer <token>` */
+            completion: {
+                /** @constant */
+                method: "POST";
+                /** @description The completion route of this job */
+                path: string;
+                /**
+                 * Format: uri
+                 * @description The same, absolute (PUBLIC_BASE_URL)
+                 */
+                url: string;
+                /** @description A job token: completes this job and nothing else, until the job deadline (docs/authorization.md, "Job tokens"); absent when JOB_TOKEN_KEYS is unset */
+                token?: string;
+            };
+            /** @description W3C trace context of the dispatch: send it back as the `traceparent` header of the completion */
+            traceparent?: string;
+        };
+        /** @description The environment variables a `container_task` handler receives (ECS container overrides) */
+        ContainerTaskEnvironment: {
+            /** @description The DispatchPayload, as JSON text */
+            MOS_JOB: string;
+            /** Format: uuid */
+            MOS_JOB_ID: string;
+            /** Format: uri */
+            MOS_COMPLETION_URL: string;
+            /** @description The job token (the payload's completion.token) */
+            MOS_JOB_TOKEN?: string;
+            /** @description W3C trace context, the name OpenTelemetry environment carriers read */
+            TRACEPARENT?: string;
         };
     };
     responses: {
@@ -11529,6 +11659,155 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    lambdaInvoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "job_id": "019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b",
+                 *       "job_type": "inference",
+                 *       "model_id": "scorer",
+                 *       "model_version": "1",
+                 *       "input": {
+                 *         "seats": 180,
+                 *         "cabin": "economy"
+                 *       },
+                 *       "completion": {
+                 *         "method": "POST",
+                 *         "path": "/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete",
+                 *         "url": "https://mos.example.com/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete",
+                 *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6Im1vcy1qb2Irand0Iiwia2lkIjoiazEifQ.eyJqb2JfaWQiOiIwMTlhNGIzYy0uLi4ifQ.c2lnbmF0dXJl"
+                 *       },
+                 *       "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DispatchPayload"];
+            };
+        };
+        responses: {
+            /** @description Lambda accepted the event */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    containerTaskRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "MOS_JOB": "{\"job_id\":\"019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b\",\"job_type\":\"inference\",\"model_id\":\"scorer\",\"model_version\":\"1\",\"input\":{\"seats\":180,\"cabin\":\"economy\"},\"completion\":{\"method\":\"POST\",\"path\":\"/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete\",\"url\":\"https://mos.example.com/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete\",\"token\":\"eyJhbGciOiJIUzI1NiIsInR5cCI6Im1vcy1qb2Irand0Iiwia2lkIjoiazEifQ.eyJqb2JfaWQiOiIwMTlhNGIzYy0uLi4ifQ.c2lnbmF0dXJl\"},\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"}",
+                 *       "MOS_JOB_ID": "019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b",
+                 *       "MOS_COMPLETION_URL": "https://mos.example.com/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete",
+                 *       "MOS_JOB_TOKEN": "eyJhbGciOiJIUzI1NiIsInR5cCI6Im1vcy1qb2Irand0Iiwia2lkIjoiazEifQ.eyJqb2JfaWQiOiIwMTlhNGIzYy0uLi4ifQ.c2lnbmF0dXJl",
+                 *       "TRACEPARENT": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContainerTaskEnvironment"];
+            };
+        };
+        responses: {
+            /** @description The task started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    httpHandlerCall: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @example 019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b */
+                "webhook-id": string;
+                /** @example 1796300000 */
+                "webhook-timestamp": string;
+                /** @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4= */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "job_id": "019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b",
+                 *       "job_type": "inference",
+                 *       "model_id": "scorer",
+                 *       "model_version": "1",
+                 *       "input": {
+                 *         "seats": 180,
+                 *         "cabin": "economy"
+                 *       },
+                 *       "completion": {
+                 *         "method": "POST",
+                 *         "path": "/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete",
+                 *         "url": "https://mos.example.com/v2/models/scorer/versions/1/jobs/019a4b3c-2d1e-7f00-8a9b-0c1d2e3f4a5b/complete",
+                 *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6Im1vcy1qb2Irand0Iiwia2lkIjoiazEifQ.eyJqb2JfaWQiOiIwMTlhNGIzYy0uLi4ifQ.c2lnbmF0dXJl"
+                 *       },
+                 *       "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DispatchPayload"];
+            };
+        };
+        responses: {
+            /** @description `sync`: the job's output, a JSON object (checked against the output_schema; a mismatch fails the job). `async`: any body, ignored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "score": 0.64,
+                     *       "model": "stand-in"
+                     *     }
+                     */
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description `async`: the job is accepted; it is completed through the completion route */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The job fails with the answer's `message` (or `error.message`); not retried (408 and 429 are) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried with backoff until the job deadline, as are time-outs and connection errors */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

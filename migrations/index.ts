@@ -9,6 +9,7 @@ import * as schedules from './20261228000000_schedules';
 import * as tenantLimits from './20261230000000_tenant_limits';
 import { sealedWebhookSecrets } from './20261231000000_sealed_webhook_secrets';
 import * as progressiveDelivery from './20270105000000_progressive_delivery';
+import * as httpHandlerSecret from './20270110000000_http_handler_secret';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -26,6 +27,7 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20261230000000_tenant_limits': tenantLimits,
   '20261231000000_sealed_webhook_secrets': sealedWebhookSecrets(secrets),
   '20270105000000_progressive_delivery': progressiveDelivery,
+  '20270110000000_http_handler_secret': httpHandlerSecret,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { TokenVerifier } from './auth/verifier';
+import { createJobTokens } from './auth/job-tokens';
 import type { JobGateway } from './domain/ports/job-gateway';
 import { errorMiddleware } from './http/error-middleware';
 import { InvalidInputError, PayloadTooLargeError } from './errors';
@@ -116,7 +117,13 @@ export function createApp(deps: AppDeps): {
   const services = createServicesService({ knex, rules, jobs });
 
   const router = new Router();
-  const route = createRouteRegistrar(router, { validator: new RequestValidator(), verify: deps.verify, auth: deps.config.auth, admission });
+  const route = createRouteRegistrar(router, {
+    validator: new RequestValidator(),
+    verify: deps.verify,
+    auth: deps.config.auth,
+    jobTokens: createJobTokens(deps.config.jobs.tokenKeys, deps.config.auth.clockSkewSeconds),
+    admission,
+  });
   registerDocsRoutes(router, buildOpenApiDocument());
   registerConsoleRoutes(router, {
     assetsDir: deps.console?.assetsDir ?? path.join(projectRoot(), 'dist', 'console'),
@@ -134,7 +141,18 @@ export function createApp(deps: AppDeps): {
   registerAssignmentRoutes(route, assignments, starts);
   registerRolloutRoutes(route, createRolloutsService({ knex, rules, assignments }));
   registerServiceRoutes(route, services);
-  registerModelRoutes(route, createModelsService({ knex, rules, schemas, compatibility, inProcessNames: () => deps.inProcessNames }));
+  registerModelRoutes(
+    route,
+    createModelsService({
+      knex,
+      rules,
+      schemas,
+      compatibility,
+      inProcessNames: () => deps.inProcessNames,
+      policy: targetPolicy(deps.config.webhooks),
+      secrets: createSecretBox(deps.config.secretKeys),
+    }),
+  );
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;

@@ -5,6 +5,7 @@ import type { LimitDefaults } from './domain/limits';
 import type { HttpLimits } from './http/server';
 import { parseSecretKeys } from './secrets/secret-keys';
 import type { SecretKey } from './secrets/secret-box';
+import { parseJobTokenKeys, type JobTokenKey } from './auth/job-tokens';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -56,6 +57,11 @@ export interface Config {
      * take turns by tenant (JOB_FAIRNESS=off: neither, as before; docs/fairness.md).
      */
     fairness: boolean;
+    /**
+     * Keys of the job-scoped completion tokens (JOB_TOKEN_KEYS, the same in the API and the worker): the first signs,
+     * all verify. None: dispatches carry no token and handlers complete with an identity-provider token alone.
+     */
+    tokenKeys: JobTokenKey[];
   };
   /** Defaults of the per-tenant and per-caller limits; a tenant's override replaces them (docs/fairness.md). */
   limits: LimitDefaults;
@@ -253,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
       reconcilerEnabled: env.JOB_RECONCILER !== 'off',
       completionWaitSeconds: integer(env, 'COMPLETION_WAIT_SECONDS', 10),
       fairness: onOff(env, 'JOB_FAIRNESS', true),
+      tokenKeys: wrapConfigError(() => parseJobTokenKeys(env.JOB_TOKEN_KEYS)),
     },
     limits: {
       jobsPerSecond: decimal(env, 'TENANT_JOBS_PER_SECOND', 50),

@@ -19,7 +19,7 @@ export interface FeatureDefinition {
 
 export type FeatureValues = Record<string, unknown>;
 
-/** Where a job runs: a Lambda function, an ECS task, or an implementation registered in the worker. */
+/** Where a job runs: a Lambda function, an ECS task, an implementation registered in the worker, or a model server. */
 export type Handler =
   | { type: 'lambda'; arn: string; version?: string }
   | {
@@ -33,7 +33,22 @@ export type Handler =
         container_name?: string;
       };
     }
-  | { type: 'in_process'; name: string };
+  | { type: 'in_process'; name: string }
+  | HttpHandler;
+
+/**
+ * A model server the service POSTs the job to, signed with the model's handler secret. `sync`: the response is the
+ * completion; `async`: a 2xx accepts the job, which is completed later through the completion route.
+ */
+export interface HttpHandler {
+  type: 'http';
+  url: string;
+  mode: 'sync' | 'async';
+  /** Longest wait for the whole answer (connect to last byte). */
+  timeout_seconds?: number;
+  /** Longest wait for the connection alone. */
+  connect_timeout_seconds?: number;
+}
 
 export interface Handlers {
   training: Handler;

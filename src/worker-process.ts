@@ -58,6 +58,8 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
         })
       : undefined;
   log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
+  if (!config.jobs.tokenKeys.length)
+    log.warn('JOB_TOKEN_KEYS is not set: dispatches carry no job token (docs/authorization.md, "Job tokens")');
   try {
     await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
   } finally {

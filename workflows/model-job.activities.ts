@@ -18,6 +18,19 @@ export const dispatcher = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+/**
+ * The dispatch since `http-handlers`: a sync `http` handler answers with the job's output, so the call may last as long
+ * as the model runs (up to 900 s, HttpHandler.timeout_seconds); the activity heartbeats, and a lost worker is noticed by
+ * the heartbeat time-out instead. Failed dispatches are retried within the job's completion deadline, not forever.
+ */
+export function longDispatcher(deadlineSeconds: number) {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: '16 minutes',
+    heartbeatTimeout: '15 seconds',
+    scheduleToCloseTimeout: `${deadlineSeconds} seconds`,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+}
 export const cascades = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },

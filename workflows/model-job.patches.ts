@@ -14,3 +14,8 @@ export const CANCELLATION = 'job-cancellation';
  * Runs started before this change replay with the outcome, each cascade and the stored answer as separate steps.
  */
 export const ONE_STEP_OUTCOME = 'one-step-outcome';
+/**
+ * The dispatch may last as long as a sync `http` handler's call (heartbeating), and its retries end at the completion
+ * deadline. Runs started before this change replay with the 15-second dispatch retried until it succeeds.
+ */
+export const HTTP_HANDLERS = 'http-handlers';

@@ -19,8 +19,8 @@ import {
   COMPLETION_CONFLICT,
 } from './definitions';
 import { JOB_STATUS } from './search-attributes';
-import { db, localDb, dispatcher, cascades, type DbSteps } from './model-job.activities';
-import { CANCELLATION, LOCAL_DB_STEPS, ONE_STEP_OUTCOME } from './model-job.patches';
+import { db, localDb, dispatcher, longDispatcher, cascades, type DbSteps } from './model-job.activities';
+import { CANCELLATION, HTTP_HANDLERS, LOCAL_DB_STEPS, ONE_STEP_OUTCOME } from './model-job.patches';
 import { outcomeInSteps } from './model-job.before-one-step-outcome';
 import { failureMessage } from './failure-message';
 
@@ -104,7 +104,8 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
     upsertSearchAttributes([{ key: JOB_STATUS, value: 'running' }]);
 
     try {
-      const dispatched = await dispatcher.dispatchJob(jobId);
+      const dispatch = patched(HTTP_HANDLERS) ? longDispatcher(input.completionDeadlineSeconds) : dispatcher;
+      const dispatched = await dispatch.dispatchJob(jobId);
       if (dispatched.kind === 'completed') report ??= dispatched.report;
     } catch (err) {
       if (isCancellation(err) && patched(CANCELLATION)) throw err;

@@ -1,7 +1,10 @@
 import type { Principal } from './principal';
 
+const JOB_TOKEN_REACH = 'a job token reaches only the completion route of its own job';
+
 /** Whether the principal may act on tenant `clientId` through a route under /v2/clients/{client_id}/... */
 export function tenantAccessProblem(principal: Principal, clientId: string): string | undefined {
+  if (principal.kind === 'job') return JOB_TOKEN_REACH;
   if (principal.kind === 'human') {
     if (principal.groups.includes('admin') || principal.groups.includes(`client:${clientId}`)) return undefined;
     return `user needs group client:${clientId}`;
@@ -18,6 +21,7 @@ export function tenantAccessProblem(principal: Principal, clientId: string): str
 
 /** Global model registry routes: platform machine clients and every human user (permissions still apply). */
 export function globalAccessProblem(principal: Principal): string | undefined {
+  if (principal.kind === 'job') return JOB_TOKEN_REACH;
   if (principal.kind === 'human') return undefined;
   if (!principal.access) return `machine client ${principal.clientId} is not configured for any tenant`;
   if (principal.access.access !== 'platform') return 'tenant clients may not use the global model registry routes';
@@ -29,6 +33,7 @@ export function globalAccessProblem(principal: Principal): string | undefined {
  * and users in group `admin`. Scope `admin` grants operations, never reach, so a token bound to tenants is refused.
  */
 export function platformAccessProblem(principal: Principal): string | undefined {
+  if (principal.kind === 'job') return JOB_TOKEN_REACH;
   if (principal.kind === 'human') {
     return principal.groups.includes('admin') ? undefined : 'this resource spans every tenant: it needs group admin, not only scope admin';
   }
@@ -38,6 +43,8 @@ export function platformAccessProblem(principal: Principal): string | undefined 
 
 /** Jobs of a tenant are visible to that tenant's callers; jobs of no tenant only to platform clients and admins. */
 export function canSeeJob(principal: Principal, jobClientId: string | null): boolean {
+  // A job token's one job is checked by id where it is used (the completion); it sees no job by tenant.
+  if (principal.kind === 'job') return false;
   if (principal.kind === 'human') {
     if (principal.groups.includes('admin')) return true;
     return jobClientId !== null && principal.groups.includes(`client:${jobClientId}`);
@@ -50,6 +57,7 @@ export function canSeeJob(principal: Principal, jobClientId: string | null): boo
 
 /** Tenants a list of clients is narrowed to; undefined means every tenant. */
 export function visibleTenants(principal: Principal): string[] | undefined {
+  if (principal.kind === 'job') return [];
   if (principal.kind === 'human') {
     if (principal.groups.includes('admin')) return undefined;
     return principal.groups.filter((g) => g.startsWith('client:')).map((g) => g.slice('client:'.length));

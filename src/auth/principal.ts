@@ -41,7 +41,18 @@ export interface HumanPrincipal extends BasePrincipal {
   groups: string[];
 }
 
-export type Principal = MachinePrincipal | HumanPrincipal;
+/** A handler holding a job token (src/auth/job-tokens.ts): it may complete job `jobId` and do nothing else. */
+export interface JobPrincipal extends BasePrincipal {
+  kind: 'job';
+  jobId: string;
+}
+
+export type Principal = MachinePrincipal | HumanPrincipal | JobPrincipal;
+
+/** The principal of a verified job token: permission `complete_job`, reach limited to its job. */
+export function jobPrincipal(jobId: string): JobPrincipal {
+  return { kind: 'job', subject: `job:${jobId}`, jobId, permissions: new Set<Permission>(['complete_job']), admin: false };
+}
 
 /**
  * Machine tokens carry `client_id` and `scope`; human tokens carry `username` or the groups claim.
@@ -84,5 +95,6 @@ export function principalFromClaims(claims: JWTPayload, auth: AuthConfig): Princ
 export function actorOf(principal: Principal | undefined): string | null {
   if (!principal) return null;
   if (principal.kind === 'machine') return principal.clientId;
+  if (principal.kind === 'job') return principal.subject;
   return principal.username || principal.subject || null;
 }

@@ -42,9 +42,12 @@ export interface VersionRow {
   status_changed_at: Date | null;
 }
 
+const MODEL_COLUMNS = ['id', 'name', 'description', 'metadata', 'handlers', 'handler_contracts', 'created_at', 'updated_at'];
+
 function modelsWithStatus(db: Db) {
+  // Named columns, not models.*: the handler secret is read only through handler-secrets.repository.ts.
   return db('models').select(
-    'models.*',
+    ...MODEL_COLUMNS.map((c) => `models.${c}`),
     db.raw(`CASE WHEN EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = models.id AND v.status = 'active')
             THEN 'active' ELSE 'pending' END AS status`),
   );

@@ -4,6 +4,7 @@ import { SEALED_PREFIX, type SecretBox } from '../secrets/secret-box';
 /** Every column that holds sealed secrets: `npm run secrets:reseal` walks them all. A new kind of secret adds its row here. */
 export const SEALED_COLUMNS: { table: string; key: string; columns: string[] }[] = [
   { table: 'webhook_endpoints', key: 'webhook_id', columns: ['secret_sealed', 'previous_secret_sealed'] },
+  { table: 'models', key: 'id', columns: ['http_handler_secret_sealed'] },
 ];
 
 /**

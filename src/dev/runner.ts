@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -30,6 +31,10 @@ import { parseSecretKeys } from '../secrets/secret-keys';
 import { createSecretBox } from '../secrets/secret-box';
 import { installTemporalRuntime } from '../temporal/runtime';
 import { serveWorkerMetrics } from '../observability/worker-metrics-server';
+import { startModelServer } from './model-server';
+
+/** Where `npm start` serves the model-server stand-in; a free port when it is taken. */
+const MODEL_SERVER_PORT = 8090;
 
 export interface DevRunnerOptions {
   env: Record<string, string | undefined>;
@@ -51,6 +56,8 @@ export interface DevRunner {
   adminToken?: string;
   /** The worker's /metrics (with the Temporal SDK's series) when WORKER_METRICS_PORT is set. */
   workerMetricsUrl?: string;
+  /** The model-server stand-in (src/dev/model-server.ts) an `http` handler can point at: `<url>/sync`, `<url>/async`. */
+  modelServerUrl: string;
   /** What this runner started itself, for the log and the tests. */
   started: string[];
   stop(): Promise<void>;
@@ -63,6 +70,12 @@ export interface DevRunner {
  */
 export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunner> {
   const config = loadConfig(options.env);
+  // The API and the worker run in this process: a key of this run's own signs and verifies the job tokens.
+  if (!config.jobs.tokenKeys.length) config.jobs.tokenKeys = [{ kid: 'dev', secret: new Uint8Array(randomBytes(32)) }];
+  // The model-server stand-in listens on 127.0.0.1 over http: on one machine, `http` handlers (and webhooks) may reach
+  // it unless the outbound policy was set explicitly.
+  if (options.env.WEBHOOK_ALLOW_HTTP === undefined) config.webhooks.allowHttp = true;
+  if (options.env.WEBHOOK_ALLOWED_PRIVATE_RANGES === undefined) config.webhooks.allowedPrivateRanges = ['127.0.0.1/32'];
   const log = createLogger(config.logLevel, 'dev');
   const cleanups: (() => Promise<void>)[] = [];
   const started: string[] = [];
@@ -101,6 +114,9 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       config.temporal.uiUrl ??= server.uiUrl ?? undefined;
       started.push(mode === 'dev' ? 'temporal' : 'temporal-server');
     }
+
+    const modelServer = await startModelServer({ port: MODEL_SERVER_PORT }).catch(() => startModelServer({ port: 0 }));
+    cleanups.push(() => modelServer.close());
 
     let adminToken: string | undefined;
     if (!config.auth.jwksUrl) {
@@ -200,6 +216,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       temporalUiUrl: config.temporal.uiUrl,
       adminToken,
       workerMetricsUrl: workerMetrics?.url,
+      modelServerUrl: modelServer.url,
       started,
       stop,
     };

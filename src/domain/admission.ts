@@ -42,7 +42,8 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
      * start for a tenant count against that tenant.
      */
     async request(principal: Principal): Promise<LimitDecision | undefined> {
-      if (defaults.requestsPerSecond <= 0 || visibleTenants(principal) === undefined) return undefined;
+      // A job token completes one job, idempotently: no bucket of its own (one per job would only fill the table).
+      if (defaults.requestsPerSecond <= 0 || principal.kind === 'job' || visibleTenants(principal) === undefined) return undefined;
       const caller = `${principal.kind === 'machine' ? 'client' : 'user'}:${actorOf(principal) ?? principal.subject}`;
       const d = await take(
         deps.knex,

@@ -13,6 +13,9 @@ import { jobStarter } from './job-starter';
 import { enforceGuardrail } from './guardrail';
 import type { JobSlots } from './job-slots';
 import { tenantClass } from './limits';
+import { readHandlerSecret } from '../db/handler-secrets.repository';
+import type { SecretBox } from '../secrets/secret-box';
+import { findHandlerContracts } from '../db/models.repository';
 
 /** A job the workflow names but the database does not hold: nothing a retry can fix. */
 export class JobMissing extends Error {}
@@ -32,6 +35,8 @@ export interface DispatchOrder {
   completionPath: string;
   /** The bounded labels of the job's metric series (trigger, tenant class), never sent to the handler. */
   labels: { trigger: string; tenant: string };
+  /** For an `http` handler: the secret its calls are signed with, and what checks a sync answer's output. */
+  http?: { secret: string | null; outputProblem: (output: unknown) => string | undefined };
 }
 
 /**
@@ -49,6 +54,8 @@ export function createJobRuns(deps: {
   slots?: JobSlots;
   /** Metric series per tenant id instead of per tenant class (METRICS_PER_TENANT). */
   perTenantMetrics?: boolean;
+  /** Opens the `http` handlers' signing secrets for the moment of signing. */
+  secrets: Pick<SecretBox, 'open'>;
 }) {
   const { knex } = deps;
 
@@ -56,6 +63,15 @@ export function createJobRuns(deps: {
     const job = await jobs.findJob(knex, jobId);
     if (!job) throw new JobMissing(`job ${jobId} does not exist`);
     return job;
+  }
+
+  /** A sync answer is checked like a reported output, but a mismatch fails the job: the service itself recorded it. */
+  async function httpOrder(modelId: string, jobType: jobs.JobType): Promise<NonNullable<DispatchOrder['http']>> {
+    const schema = (await findHandlerContracts(knex, modelId))?.[jobType]?.output_schema;
+    return {
+      secret: await readHandlerSecret(knex, deps.secrets, modelId),
+      outputProblem: (output) => (schema === undefined ? undefined : deps.schemas.validate(schema, output)),
+    };
   }
 
   return {
@@ -75,8 +91,10 @@ export function createJobRuns(deps: {
       if (!job) throw new JobMissing(`job ${jobId} does not exist`);
       if (!job.handlers) throw new JobMissing(`model ${job.model_id} does not exist`);
       const triggerOutput = job.metadata?.trigger_output as Record<string, unknown> | undefined;
+      const handler = job.handlers[job.job_type];
       return {
-        handler: job.handlers[job.job_type],
+        handler,
+        ...(handler.type === 'http' ? { http: await httpOrder(job.model_id, job.job_type) } : {}),
         job: {
           job_id: job.job_id,
           job_type: job.job_type,

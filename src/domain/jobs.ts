@@ -86,6 +86,7 @@ class IdempotentReplay extends Error {
 
 /** Who did it, as recorded on the job: `user:<username>` or `client:<client_id>`. */
 function actor(principal: Principal): string {
+  if (principal.kind === 'job') return principal.subject;
   return principal.kind === 'human' ? `user:${principal.username}` : `client:${principal.clientId}`;
 }
 
@@ -133,9 +134,14 @@ export function createJobsService(deps: {
   const present = (row: repo.JobView) => toJob(row, { workflowId: workflowIdFor, uiUrl: (id) => gateway.uiUrl(id) });
 
   async function visibleJob(principal: Principal, modelId: string, version: string, jobId: string): Promise<repo.JobView> {
+    // A job token names its job: any other is refused before a read (its holder learns nothing of it).
+    if (principal.kind === 'job' && principal.jobId !== jobId) {
+      throw new ForbiddenError(`this job token completes job ${principal.jobId} only`);
+    }
     const job = await store.findJob(jobId);
+    const reaches = principal.kind === 'job' || canSeeJob(principal, job?.client_id ?? null);
     // Jobs of other tenants answer 404 like missing ones, so their ids cannot be probed.
-    if (!job || job.model_id !== modelId || job.model_version !== version || !canSeeJob(principal, job.client_id)) {
+    if (!job || job.model_id !== modelId || job.model_version !== version || !reaches) {
       throw new NotFoundError(`job ${jobId} not found for model ${modelId} version ${version}`);
     }
     return job;

@@ -17,6 +17,11 @@ import { webhookEvents } from './events/outbox';
 import { emptyPreview, inChangeTransaction, shows, UNATTRIBUTED, type ChangeContext } from './dry-run';
 import { narrowReport, type Compatibility } from './compatibility';
 import { activeAssignmentsOfModel } from '../db/assignments.repository';
+import { hasHandlerSecret, writeHandlerSecret } from '../db/handler-secrets.repository';
+import type { SecretBox } from '../secrets/secret-box';
+import { checkTarget, TargetRefused, type TargetPolicy } from '../webhooks/target-policy';
+import { newSecret } from '../webhooks/signature';
+import type { Db } from '../db/types';
 
 type Handlers = repo.ModelRow['handlers'];
 
@@ -38,20 +43,44 @@ export function createModelsService(deps: {
   schemas: UserSchemaCompiler;
   inProcessNames: () => string[];
   compatibility: Compatibility;
+  /** What an `http` handler's url may target: the outbound webhooks' policy (SSRF guard). */
+  policy: TargetPolicy;
+  /** Seals the `http` handlers' signing secret before it is stored; the plain secret is in one answer only. */
+  secrets: Pick<SecretBox, 'seal'>;
 }) {
   const { knex, rules, schemas, compatibility } = deps;
 
-  function checkHandlers(handlers: Handlers | undefined): void {
+  async function checkHandlers(handlers: Handlers | undefined): Promise<void> {
     if (!handlers) return;
     const known = deps.inProcessNames();
     for (const kind of ['training', 'inference'] as const) {
-      const h = handlers[kind] as { type: string; name?: string };
-      if (h.type === 'in_process' && !known.includes(h.name!)) {
+      const h = handlers[kind];
+      if (h.type === 'in_process' && !known.includes(h.name)) {
         throw new UnprocessableError(
           `handlers.${kind}.name: no in-process implementation named "${h.name}"; known: ${known.join(', ') || 'none'}`,
         );
       }
+      if (h.type === 'http') {
+        try {
+          await checkTarget(h.url, deps.policy);
+        } catch (err) {
+          if (err instanceof TargetRefused) throw new UnprocessableError(`handlers.${kind}.url refused: ${err.message}`);
+          throw err;
+        }
+      }
     }
+  }
+
+  /**
+   * The model's first `http` handler gets it a signing secret, answered once (in this response) and never again.
+   * Later changes keep the secret the model servers already verify with.
+   */
+  async function ensureHandlerSecret(db: Db, modelId: string, handlers: Handlers | undefined): Promise<{ http_handler_secret?: string }> {
+    if (!handlers || (handlers.training.type !== 'http' && handlers.inference.type !== 'http')) return {};
+    if (await hasHandlerSecret(db, modelId)) return {};
+    const secret = newSecret();
+    await writeHandlerSecret(db, deps.secrets, modelId, secret);
+    return { http_handler_secret: secret };
   }
 
   function checkContracts(contracts: repo.HandlerContracts | null | undefined): void {
@@ -74,11 +103,12 @@ export function createModelsService(deps: {
   return {
     /** A model is born with its first version, `pending`, in one transaction. A duplicate id is a 409. */
     async create(body: CreateModelBody, change: ChangeContext = UNATTRIBUTED) {
-      checkHandlers(body.handlers);
+      await checkHandlers(body.handlers);
       checkContracts(body.handler_contracts);
       const features = body.features ?? [];
       rules.assertValidDefinitions(features);
       const id = body.id ?? uuidv7();
+      let secret: { http_handler_secret?: string } = {};
       try {
         await inTransaction(knex, async (trx) => {
           await repo.insertModel(trx, {
@@ -98,12 +128,13 @@ export function createModelsService(deps: {
             features,
             created_by: change.actor,
           });
+          secret = await ensureHandlerSecret(trx, id, body.handlers);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`model ${id} already exists`);
         throw err;
       }
-      return envelope(knex, id);
+      return { ...(await envelope(knex, id)), ...secret };
     },
 
     async get(modelId: string) {
@@ -121,7 +152,7 @@ export function createModelsService(deps: {
      * assignment and every subscription payload targeting the model.
      */
     async update(modelId: string, changes: UpdateModelBody, change: ChangeContext = UNATTRIBUTED) {
-      checkHandlers(changes.handlers);
+      await checkHandlers(changes.handlers);
       checkContracts(changes.handler_contracts);
       return inChangeTransaction(knex, change, async (trx) => {
         const before = await repo.lockModel(trx, modelId);
@@ -131,6 +162,7 @@ export function createModelsService(deps: {
             ? await compatibility.forContracts(trx, modelId, before!.handler_contracts, changes.handler_contracts ?? null)
             : undefined;
         await repo.updateModel(trx, modelId, changes);
+        const secret = await ensureHandlerSecret(trx, modelId, changes.handlers);
         const stale = staleningChange(before!, changes) ? await subs.markStale(trx, modelId) : [];
         await webhookEvents.subscriptionsStale(trx, stale); // webhooks (#16): outbox rows in this transaction
         return {
@@ -138,6 +170,8 @@ export function createModelsService(deps: {
           stale_subscriptions: stale,
           ...(report ? { compatibility: narrowReport(report, change.visibleTenants) } : {}),
           ...(change.dryRun ? { preview: { ...emptyPreview(), stale_subscriptions: stale } } : {}),
+          // A dry run rolls the secret back: showing it would show one that never verifies.
+          ...(change.dryRun ? {} : secret),
         };
       });
     },

@@ -1,7 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { AuthConfig } from '../config';
 import type { TokenVerifier } from '../auth/verifier';
-import { principalFromClaims, Principal } from '../auth/principal';
+import { principalFromClaims, jobPrincipal, Principal } from '../auth/principal';
+import { isJobToken, type JobTokens } from '../auth/job-tokens';
 import { tenantAccessProblem, globalAccessProblem, platformAccessProblem } from '../auth/access';
 import type { Operation } from '../openapi/operations';
 import { ForbiddenError, UnauthenticatedError } from '../errors';
@@ -16,10 +17,19 @@ function bearerToken(ctx: Context): string {
 }
 
 /** The two checks of spec part 5 for one operation: permission, then tenant reach. Deny by default. */
-export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: AuthConfig }) {
+export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: AuthConfig; jobTokens?: JobTokens }) {
   return async (ctx: Context, next: Next) => {
     if (op.permission === 'public') return next();
-    const claims = await deps.verify(bearerToken(ctx));
+    const token = bearerToken(ctx);
+    if (isJobToken(token)) {
+      // Told apart by its header, a job token goes to its own verifier and reaches one operation (docs/authorization.md).
+      if (!deps.jobTokens) throw new UnauthenticatedError('invalid bearer token: job tokens are not configured (JOB_TOKEN_KEYS)');
+      const { jobId } = await deps.jobTokens.verify(token);
+      if (op.id !== 'completeJob') throw new ForbiddenError('a job token is accepted only by the completion route of its job');
+      ctx.state.principal = jobPrincipal(jobId);
+      return next();
+    }
+    const claims = await deps.verify(token);
     const principal: Principal | undefined = principalFromClaims(claims, deps.auth);
     if (!principal) throw new UnauthenticatedError('token identifies neither a machine client (client_id) nor a user (username or groups)');
     ctx.state.principal = principal;

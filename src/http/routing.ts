@@ -6,6 +6,7 @@ import { operation, koaPath, OPERATIONS, Operation } from '../openapi/operations
 import type { RequestValidator } from './request-validator';
 import type { TokenVerifier } from '../auth/verifier';
 import type { AuthConfig } from '../config';
+import type { JobTokens } from '../auth/job-tokens';
 import { authorize } from './auth-middleware';
 import { pageRequest } from '../paging';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
@@ -21,6 +22,8 @@ export interface RoutingDeps {
   validator: RequestValidator;
   verify: TokenVerifier;
   auth: AuthConfig;
+  /** Verifies the job-scoped completion tokens handlers receive with each dispatch; none: such tokens are refused. */
+  jobTokens?: JobTokens;
   /** The per-caller request bucket, taken after the caller is known and before anything else. */
   admission?: Pick<Admission, 'request'>;
 }

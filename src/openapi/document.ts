@@ -1,5 +1,5 @@
 import { OPERATIONS, Operation } from './operations';
-import { schemas, pathParameterSchema } from './schemas';
+import { schemas, pathParameterSchema, dispatchCalls } from './schemas';
 import { API_DESCRIPTION, TAGS, tagOf } from './descriptions';
 import { assignmentBlocked, errorResponses, headers, parameters } from './shared-components';
 import examples from './examples.json';
@@ -141,6 +141,8 @@ function pathItem(op: Operation) {
     tags: [tagOf(op.path)],
     'x-permission': op.permission,
     'x-tenancy': op.tenancy,
+    // A handler may report with the job token its dispatch carried instead of an identity-provider token.
+    ...(op.id === 'completeJob' ? { security: [{ bearerAuth: [] }, { jobToken: [] }] } : {}),
     parameters: [...pathParams, ...query],
     ...(op.body ? { requestBody: { required: true, content: json(ref('schemas', op.body), example) } } : {}),
     responses: responses(op),
@@ -165,6 +167,8 @@ export function buildOpenApiDocument() {
     security: [{ bearerAuth: [] }],
     tags: TAGS,
     paths,
+    // What the service sends to handlers: the Lambda event, the ECS task's environment, the `http` handler's POST.
+    webhooks: dispatchCalls,
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -172,6 +176,13 @@ export function buildOpenApiDocument() {
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'An access token from the identity provider; with `npm start`, the printed dev token or `npm run token`.',
+        },
+        jobToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'The job token a dispatch carries (`completion.token`): accepted by the completion route of that job alone, until its deadline (docs/authorization.md, "Job tokens").',
         },
       },
       schemas,

@@ -20,6 +20,8 @@ import { jobGatewayFor } from './job-gateway';
 import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
 import { installTemporalRuntime } from './runtime';
+import { targetPolicy } from '../webhooks/target-policy';
+import { createJobTokens } from '../auth/job-tokens';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 
@@ -73,9 +75,13 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
       lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
       ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
       inProcess: deps.inProcess,
+      httpPolicy: targetPolicy(config.webhooks),
     },
+    jobTokens: createJobTokens(config.jobs.tokenKeys),
+    completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
     publicBaseUrl: config.publicBaseUrl,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
+    secrets: createSecretBox(config.secretKeys),
   });
   const jobs = createJobsService({ knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics, completionWaitSeconds: 0 });
   const runs = createJobRuns({
@@ -85,6 +91,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     schemas,
     gateway,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
+    secrets: createSecretBox(config.secretKeys),
   });
   const fires = createScheduleFires({
     knex: deps.knex,

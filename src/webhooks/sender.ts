@@ -15,6 +15,18 @@ export interface SendResult {
   error?: string;
   /** The target was refused by the safety rules: retrying does not help. */
   refused?: boolean;
+  /** The response body, when `maxBodyBytes` asked for it (an `http` handler's answer). */
+  body?: string;
+}
+
+export interface SendOptions {
+  policy: TargetPolicy;
+  /** The whole attempt, connect to last byte. */
+  timeoutMs: number;
+  /** The TCP (and TLS) connection alone; the whole attempt's deadline when unset. */
+  connectTimeoutMs?: number;
+  /** Keep the response body, up to this many bytes; a longer one fails the attempt. Unset: the body is discarded. */
+  maxBodyBytes?: number;
 }
 
 /**
@@ -24,7 +36,7 @@ export interface SendResult {
  */
 export async function postWebhook(
   target: { url: string; headers: Record<string, string>; body: string },
-  options: { policy: TargetPolicy; timeoutMs: number },
+  options: SendOptions,
 ): Promise<SendResult> {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
@@ -47,6 +59,7 @@ export async function postWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      clearTimeout(connectDeadline);
       resolve({ ...result, latencyMs: elapsed() });
     };
     const request = (url.protocol === 'https:' ? https : http).request(
@@ -61,18 +74,26 @@ export async function postWebhook(
       },
       (response) => {
         let read = 0;
+        const keep = options.maxBodyBytes;
+        const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) response.destroy();
+          if (keep !== undefined && read <= keep) chunks.push(chunk);
+          if (read > (keep ?? MAX_RESPONSE_BYTES)) response.destroy();
         });
         const done = () => {
           const status = response.statusCode ?? 0;
+          if (keep !== undefined && read > keep) return finish({ statusCode: status, error: `answered more than ${keep} bytes` });
+          // A body that is kept must be whole: one cut off mid-way is a failed attempt with no answer (retried).
+          if (keep !== undefined && !response.complete) return finish({ error: 'the answer was cut off' });
+          const body = keep !== undefined ? { body: Buffer.concat(chunks).toString('utf8') } : {};
           finish(
             status >= 200 && status < 300
-              ? { statusCode: status }
+              ? { statusCode: status, ...body }
               : {
                   statusCode: status,
                   error: status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}`,
+                  ...body,
                 },
           );
         };
@@ -86,6 +107,16 @@ export async function postWebhook(
       request.destroy();
       finish({ error: `no answer within ${options.timeoutMs} ms` });
     }, options.timeoutMs);
+    const connectTimeoutMs = options.connectTimeoutMs ?? options.timeoutMs;
+    const connectDeadline = setTimeout(() => {
+      request.destroy();
+      finish({ error: `no connection within ${connectTimeoutMs} ms` });
+    }, connectTimeoutMs);
+    request.on('socket', (socket) => {
+      const connected = () => clearTimeout(connectDeadline);
+      if (!socket.connecting) connected();
+      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    });
     request.on('error', (err) => finish({ error: err.message }));
     request.end(target.body);
   });

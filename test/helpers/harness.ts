@@ -123,6 +123,8 @@ export class Harness {
       // Tests stop workers with activities in flight on purpose; they need no grace period.
       WORKER_SHUTDOWN_GRACE_SECONDS: '0',
       SECRET_KEYS: TEST_SECRET_KEYS,
+      // The API and the worker of a harness share this config, so they share the job tokens' key.
+      JOB_TOKEN_KEYS: `test:${randomBytes(32).toString('base64')}`,
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -2,6 +2,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { Harness, PLATFORM_CLIENT } from '../helpers/harness';
 import { ISSUER, AUDIENCE } from '../helpers/tokens';
 import { OPERATIONS, Operation, koaPath } from '../../src/openapi/operations';
+import { createJobTokens } from '../../src/auth/job-tokens';
 
 const TENANT = 'tenant-a';
 const OTHER_TENANT = 'tenant-b';
@@ -20,11 +21,12 @@ type Case = {
 function pathFor(op: Operation, clientId = TENANT): string {
   return op.path
     .replace('{client_id}', clientId)
-    .replace(/\{(model_job_id|job_id)\}/, '01890000-0000-7000-8000-000000000000')
+    .replace(/\{(model_job_id|job_id)\}/, MATRIX_JOB)
     .replace(/\{(subscription_id|webhook_id|delivery_id)\}/g, '01890000-0000-7000-8000-000000000001')
     .replace(/\{[a-z_]+\}/g, 'matrix-x');
 }
 
+const MATRIX_JOB = '01890000-0000-7000-8000-000000000000';
 const protectedOps = OPERATIONS.filter((op) => op.permission !== 'public');
 /** A body that passes validation where that matters for the expected status (job routes answer 404 after it). */
 const sampleBody = (op: Operation) => (op.id === 'completeJob' ? { status: 'success' } : {});
@@ -66,6 +68,8 @@ describe('authentication and authorization matrix', () => {
       OPERATIONS.filter(spansEveryTenant).map((op) => op.id),
     );
   });
+
+  const jobToken = async (jobId: string) => (await createJobTokens(h.config.jobs.tokenKeys).issue(jobId, new Date(Date.now() + 600_000)))!;
 
   let foreignKey: ReturnType<typeof generateKeyPair> | undefined;
   const expired = () =>
@@ -197,6 +201,12 @@ describe('authentication and authorization matrix', () => {
       expect: (op) => (op.tenancy === 'tenant' ? 403 : op.tenancy === 'job' ? 404 : 'allowed'),
     },
     { name: 'human admin', token: () => h.idp.human('root', ['admin']), expect: () => 'allowed' },
+    {
+      name: "job token of the path's job (the completion route alone)",
+      token: () => jobToken(MATRIX_JOB),
+      expect: (op) => (op.id === 'completeJob' ? 'allowed' : 403),
+    },
+    { name: 'job token of another job', token: () => jobToken('01890000-0000-7000-8000-00000000000f'), expect: () => 403 },
   ];
 
   for (const c of cases) {

@@ -14,6 +14,7 @@ import { startReconciler } from '../../src/temporal/reconciler';
 import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 import { uuidv7 } from '../../src/ids';
 import pino from 'pino';
+import { testSecretBox } from '../helpers/secret-keys';
 
 /** Dispatches per job id of the `count` in-process implementation. */
 const dispatches = new Map<string, number>();
@@ -147,6 +148,7 @@ describe('a job runs exactly once', () => {
       gateway: h.gateway,
       log: pino({ level: 'silent' }),
       maxCascadeDepth: 5,
+      secrets: testSecretBox,
     });
     const again = await runsOfJobs.finish(sourceJob, { status: 'success', output: { seen: true } });
     expect(again).toEqual({ status: 'success', result: done.completion_result, launch: [cascadeJobId] });

@@ -6,6 +6,7 @@ import { createJobRuns } from '../../src/domain/job-runs';
 import { UserSchemaCompiler } from '../../src/domain/json-schemas';
 import { WorkflowStartRefused, type JobGateway } from '../../src/domain/ports/job-gateway';
 import { uuidv7 } from '../../src/ids';
+import { testSecretBox } from '../helpers/secret-keys';
 
 /**
  * The job workflow's outcome step (job-outcomes.ts `finishJob`) and the start of the cascade jobs it creates, run as
@@ -19,7 +20,14 @@ describe('the one-step outcome of a job', () => {
   afterAll(() => h.stop());
 
   const runsWith = (gateway: JobGateway) =>
-    createJobRuns({ knex: h.knex, schemas: new UserSchemaCompiler(), gateway, log: pino({ level: 'silent' }), maxCascadeDepth: 5 });
+    createJobRuns({
+      knex: h.knex,
+      schemas: new UserSchemaCompiler(),
+      gateway,
+      log: pino({ level: 'silent' }),
+      maxCascadeDepth: 5,
+      secrets: testSecretBox,
+    });
 
   async function subscribe(source: string, target: string, input?: Record<string, unknown>) {
     const res = await h.api('POST', `/v2/models/${source}/event-subscriptions`, {

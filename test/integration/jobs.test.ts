@@ -188,10 +188,12 @@ describe('jobs on Temporal', () => {
     });
     const env = body.overrides.containerOverrides[0];
     expect(env.name).toBe('scorer');
-    expect(JSON.parse(env.environment.find((e: any) => e.name === 'MOS_JOB').value)).toMatchObject({
-      job_id: init.body.job_id,
-      model_id: modelId,
-    });
+    const job = JSON.parse(env.environment.find((e: any) => e.name === 'MOS_JOB').value);
+    expect(job).toMatchObject({ job_id: init.body.job_id, model_id: modelId });
+    // The task's job token (also in MOS_JOB) completes its job without an identity-provider token.
+    const token = env.environment.find((e: any) => e.name === 'MOS_JOB_TOKEN').value;
+    expect(job.completion.token).toBe(token);
+    expect((await h.api('POST', job.completion.path, { token, body: { status: 'success' } })).status).toBe(200);
   });
 
   it('answers a repeated completion with the first answer and a conflicting one with 409', async () => {

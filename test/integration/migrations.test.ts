@@ -14,6 +14,7 @@ const ALL_MIGRATIONS = [
   '20261230000000_tenant_limits',
   '20261231000000_sealed_webhook_secrets',
   '20270105000000_progressive_delivery',
+  '20270110000000_http_handler_secret',
 ];
 
 describe('migrations', () => {

@@ -58,13 +58,20 @@ describe('the README quick start', () => {
   it('walks tenant → model → domain → assignment → init → job → completion → cascade, and its tokens work', async () => {
     const blocks = quickStartBlocks();
     expect(blocks.length).toBeGreaterThanOrEqual(12);
-    const script = ['set -euo pipefail', ...blocks].join('\n').replace(/^export (API|TOKEN)=.*$/gm, '');
+    const script = ['set -euo pipefail', ...blocks].join('\n').replace(/^export (API|TOKEN|MODEL_SERVER)=.*$/gm, '');
     // Asynchronously: the API answering the script runs in this process.
     const out = await promisify(execFile)('bash', ['-c', script], {
       cwd: root,
       encoding: 'utf8',
       timeout: 90000,
-      env: { ...process.env, API: runner.apiUrl, TOKEN: runner.adminToken, MOS_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        API: runner.apiUrl,
+        TOKEN: runner.adminToken,
+        MODEL_SERVER: runner.modelServerUrl,
+        MOS_DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+      },
     }).then(
       (r) => r.stdout,
       (err) => {
@@ -77,7 +84,9 @@ describe('the README quick start', () => {
       /"status": "available",\s+"provided_features": \{\s+"seats": 180\s+\},\s+"resolved_features": \{[^}]*"cabin": "economy"/,
     );
     // The user token reads the service; the machine token lists the tenant's two inference jobs.
-    expect(out.trimEnd().split('\n').slice(-2)).toEqual(['"available"', '2']);
+    expect(out).toContain('\n"available"\n2\n');
+    // Step 13: the model server's signed call answered the job's output.
+    expect(out).toMatch(/"whsec_"\n\{\s+"status": "success",\s+"output": \{\s+"model": "stand-in",\s+"score": 0.64\s+\}\s+\}\s*$/);
   });
 
   it("runs the typed client's example (client/README.md) as written, on the quick start's tenant", async () => {

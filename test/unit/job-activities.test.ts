@@ -10,6 +10,7 @@ import { builtinImplementations } from '../../activities/in-process/registry';
 import { createKnex } from '../../src/db/knex';
 import { UserSchemaCompiler } from '../../src/domain/json-schemas';
 import type { JobGateway } from '../../src/domain/ports/job-gateway';
+import { testSecretBox } from '../helpers/secret-keys';
 
 /**
  * The job workflow's activities in the SDK's MockActivityEnvironment, against a Postgres that does not answer (a
@@ -43,6 +44,7 @@ describe('job activities while Postgres is unreachable', () => {
       log: pino({ level: 'silent' }),
       publicBaseUrl: 'http://127.0.0.1:9',
       maxCascadeDepth: 5,
+      secrets: testSecretBox,
     });
   });
   afterAll(() => knex.destroy());

@@ -24,6 +24,7 @@ describe('replay of recorded job histories', () => {
         'before-local-db-steps/successful-job.json',
         'before-local-db-steps/cascading-job.json',
         'before-one-step-outcome/cascading-job.json',
+        'before-http-handlers/successful-job.json',
       ]),
     );
   });

@@ -7,7 +7,9 @@ import { webhookSchemas } from './webhooks';
 import { changeSafetySchemas } from './change-safety';
 import { scheduleSchemas } from './schedules';
 import { rolloutSchemas } from './rollouts';
+import { dispatchSchemas } from './dispatch';
 
+export { dispatchCalls } from './dispatch';
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
 
 /** Component schemas of the OpenAPI document: the single source for request validation and the docs. */
@@ -21,4 +23,5 @@ export const schemas: Record<string, object> = {
   ...changeSafetySchemas,
   ...scheduleSchemas,
   ...rolloutSchemas,
+  ...dispatchSchemas,
 };

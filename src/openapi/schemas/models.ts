@@ -56,12 +56,30 @@ export const modelSchemas: Record<string, object> = {
       name: { type: 'string', description: 'An implementation registered in the service', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
     },
   },
+  HttpHandler: {
+    type: 'object',
+    description:
+      'A model server (KServe, Triton, TorchServe, BentoML, your own): the service POSTs the job payload (webhooks `httpHandlerCall`) to `url`, signed ' +
+      "with the model's `http_handler_secret` like outbound webhooks, under the webhooks' target policy. `sync`: a 2xx JSON object answer is the " +
+      "job's output (checked against the output_schema), a 4xx fails the job with the answer's message; `async`: a 2xx accepts the job, which " +
+      'the server completes through the completion route with `completion.token`. 5xx, 408, 429 and time-outs are retried until the job deadline',
+    additionalProperties: false,
+    required: ['type', 'url', 'mode'],
+    properties: {
+      type: described('Handler kind', { const: 'http' }),
+      url: { type: 'string', format: 'uri', maxLength: 2048, description: 'https (http only where WEBHOOK_ALLOW_HTTP allows it)' },
+      mode: described('Whether the answer is the completion (`sync`) or only accepts the job (`async`)', { enum: ['sync', 'async'] }),
+      timeout_seconds: described('Longest wait for the whole answer; default 30', { type: 'integer', minimum: 1, maximum: 900 }),
+      connect_timeout_seconds: described('Longest wait for the connection; default 5', { type: 'integer', minimum: 1, maximum: 60 }),
+    },
+  },
   Handler: {
     type: 'object',
-    description: 'Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name`',
+    description:
+      'Where a job runs, by `type`: `lambda` needs `arn`; `container_task` needs `target`; `in_process` needs `name`; `http` needs `url` and `mode`',
     required: ['type'],
-    properties: { type: { enum: ['lambda', 'container_task', 'in_process'] } },
-    oneOf: [ref('LambdaHandler'), ref('ContainerTaskHandler'), ref('InProcessHandler')],
+    properties: { type: { enum: ['lambda', 'container_task', 'in_process', 'http'] } },
+    oneOf: [ref('LambdaHandler'), ref('ContainerTaskHandler'), ref('InProcessHandler'), ref('HttpHandler')],
   },
   Handlers: {
     type: 'object',
@@ -157,6 +175,10 @@ export const modelSchemas: Record<string, object> = {
       },
       compatibility: described('On an update of handler_contracts: what the new contracts break', ref('CompatibilityReport')),
       preview: ref('ChangePreview'),
+      http_handler_secret: described(
+        "The secret (whsec_...) the model's `http` handlers verify the service's calls with: shown once, in the answer that created it (the first `http` handler)",
+        { type: 'string' },
+      ),
     },
   },
   CreateVersionRequest: {
