@@ -40,7 +40,10 @@ describe('operator console', () => {
   afterEach(() => context.close());
 
   const open = (consolePath: string) => page.goto(`/console${consolePath}`);
+  // The entry is reported after the frame is painted, which on a loaded machine can come after the content is in the
+  // DOM: wait for it as long as for any other UI change.
   const firstPaint = async (p: Page) => {
+    await p.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0).catch(() => undefined);
     const paint = await p.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
     if (paint === undefined) throw new Error('the browser recorded no first-contentful-paint');
     return paint;
