@@ -6,7 +6,7 @@ import os from 'node:os';
 import knexFactory from 'knex';
 import { generateKeyPair, exportJWK, SignJWT } from 'jose';
 import { createKnex, migrateLatest } from '../src/db/knex';
-import { startDevServer, freePort } from '../src/temporal/dev-server';
+import { startDevServer, freePort } from '../src/dev/temporal/dev-server';
 import { serveJwks } from '../src/dev/dev-auth';
 import { BENCH_SECRET_KEYS } from './processes';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knexFactory from 'knex';
 import { createKnex, migrateLatest } from '../src/db/knex';
-import { freePort } from '../src/temporal/dev-server';
+import { freePort } from '../src/dev/temporal/dev-server';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER } from '../src/dev/dev-auth';
 import { startProcess } from './processes';
 import { httpCaller, load } from './http-load';

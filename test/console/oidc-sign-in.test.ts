@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { Harness, uid } from '../helpers/harness';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { launchBrowser, requireConsoleBuild } from './browser';
 
 /** Starts the suite's test IdP (oidc-provider) with a public client for the console's Authorization Code + PKCE. */

@@ -6,8 +6,8 @@ import { Client } from '@temporalio/client';
 import { TemporalConnection } from '../../src/temporal/connection';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { JOB_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
-import { startDevServer, type DevServer } from '../../src/temporal/dev-server';
-import { startTemporalServer } from '../../src/temporal/server';
+import { startDevServer, type DevServer } from '../../src/dev/temporal/dev-server';
+import { startTemporalServer } from '../../src/dev/temporal/server';
 import { createKnex, migrateLatest } from '../../src/db/knex';
 import { testEnv } from './test-env';
 

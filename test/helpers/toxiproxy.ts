@@ -2,7 +2,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Toxiproxy, Proxy } from 'toxiproxy-node-client';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { projectRoot } from '../../src/paths';
 
 /** One dependency behind Toxiproxy: point the service at `url`/`address`, then cut, slow or restore it. */

@@ -1,7 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Harness } from '../helpers/harness';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 
 /**
  * End to end with a real OAuth 2.0 authorization server (oidc-provider): a machine client obtains a JWT

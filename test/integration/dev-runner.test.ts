@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { startDevRunner } from '../../src/dev/runner';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
 import { TEST_SECRET_KEYS } from '../helpers/secret-keys';
 

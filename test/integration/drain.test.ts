@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { serveJwks } from '../../src/dev/dev-auth';
 import { spawnApiProcess, killHard } from '../helpers/worker-process';
 import { testEnv } from '../helpers/test-env';

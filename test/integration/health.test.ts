@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { createJobGateway } from '../../src/temporal/job-gateway';
 import { createTokenVerifier } from '../../src/auth/verifier';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
 import { TestIdp } from '../helpers/tokens';
 

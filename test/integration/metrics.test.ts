@@ -5,7 +5,7 @@ import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { spawnWorkerProcess, killHard } from '../helpers/worker-process';
 import { testEnv } from '../helpers/test-env';
 import { parseSamples, valueOf, Sample } from '../helpers/prometheus';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 
 describe('metrics after a job runs end to end', () => {
   let h: Harness;

@@ -2,7 +2,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
 import { uid } from '../helpers/harness';
 import { eventually } from '../helpers/fixtures';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Harness, PLATFORM_CLIENT, uid } from '../helpers/harness';
 import { activeModel, tenantWithDomain, initService } from '../helpers/fixtures';
 import { serveJwks } from '../../src/dev/dev-auth';
-import { freePort } from '../../src/temporal/dev-server';
+import { freePort } from '../../src/dev/temporal/dev-server';
 import { spawnApiProcess, killHard } from '../helpers/worker-process';
 import { testEnv } from '../helpers/test-env';
 import { ISSUER, AUDIENCE } from '../helpers/tokens';

@@ -5,8 +5,8 @@ import knexFactory from 'knex';
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually } from '../helpers/fixtures';
 import { testEnv } from '../helpers/test-env';
-import { startDevServer } from '../../src/temporal/dev-server';
-import { startTemporalServer } from '../../src/temporal/server';
+import { startDevServer } from '../../src/dev/temporal/dev-server';
+import { startTemporalServer } from '../../src/dev/temporal/server';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { TemporalConnection } from '../../src/temporal/connection';
 

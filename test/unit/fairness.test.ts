@@ -2,7 +2,7 @@ import { FairStarts } from '../../src/domain/fair-starts';
 import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/limits';
 import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/domain/ports/job-gateway';
 import { loadConfig } from '../../src/config';
-import { dynamicConfigYaml, devServerArgs } from '../../src/temporal/server-tuning';
+import { dynamicConfigYaml, devServerArgs } from '../../src/dev/temporal/server-tuning';
 
 const DEFAULTS: LimitDefaults = { jobsPerSecond: 50, jobsBurst: 200, maxRunningJobs: 0, requestsPerSecond: 200, requestsBurst: 400 };
 

@@ -1,10 +1,10 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { TemporalConnection } from './connection';
+import { TemporalConnection } from '../../temporal/connection';
 import knexFactory from 'knex';
 import Long from 'long';
-import { ensurePrivateDir, projectRoot } from '../paths';
+import { ensurePrivateDir, projectRoot } from '../../paths';
 import { freePort } from './dev-server';
 import { dynamicConfigYaml, type DynamicValue } from './server-tuning';
 import { spawnLogged, stopChild } from './child-process';
@@ -37,7 +37,7 @@ export interface TemporalServerOptions {
   port?: number;
   uiPort?: number;
   headless?: boolean;
-  /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
+  /** Dynamic configuration; src/dev/temporal/server-tuning.ts's by default. */
   dynamicConfig?: Record<string, DynamicValue>;
   historyShards?: number;
   /**

@@ -2,11 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { spawnLogged, stopChild } from './child-process';
 import { devServerArgs } from './server-tuning';
 import { existsSync } from 'node:fs';
-import { ensurePrivateDir } from '../paths';
+import { ensurePrivateDir } from '../../paths';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { TemporalConnection } from './connection';
-import { projectRoot } from '../paths';
+import { TemporalConnection } from '../../temporal/connection';
+import { projectRoot } from '../../paths';
 
 /** A free TCP port on 127.0.0.1 (or `preferred` when it is free). */
 export async function freePort(preferred = 0): Promise<number> {
@@ -44,7 +44,7 @@ export interface DevServerOptions {
   uiPort?: number;
   headless?: boolean;
   onOutput?: (line: string) => void;
-  /** Dynamic configuration; src/temporal/server-tuning.ts's by default. */
+  /** Dynamic configuration; src/dev/temporal/server-tuning.ts's by default. */
   dynamicConfig?: Record<string, number | boolean>;
 }
 
