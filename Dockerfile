@@ -21,4 +21,4 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 USER node
 EXPOSE 8080
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/bin/main.js"]

@@ -132,10 +132,10 @@ async function run() {
       AWS_ACCESS_KEY_ID: 'x',
       AWS_SECRET_ACCESS_KEY: 'y',
     };
-    children.push(await spawnEntry('src/main.ts', { ...common, PORT: String(apiPort) }, 'API listening'));
+    children.push(await spawnEntry('src/bin/main.ts', { ...common, PORT: String(apiPort) }, 'API listening'));
     children.push(
       await spawnEntry(
-        'src/worker.ts',
+        'src/bin/worker.ts',
         { ...common, WORKER_METRICS_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) },
         'worker running',
       ),

@@ -44,7 +44,7 @@ export interface DevRunnerOptions {
   /** Preferred ports of the dev server; free ones are taken when these are busy. */
   temporalPorts?: { grpc: number; ui: number };
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Tracing started by the caller before these modules loaded (src/dev.ts); off when omitted. */
+  /** Tracing started by the caller before these modules loaded (src/bin/dev.ts); off when omitted. */
   tracing?: Tracing;
 }
 

@@ -5,7 +5,7 @@ import { TEST_SECRET_KEYS } from './secret-keys';
 const root = path.resolve(__dirname, '../..');
 
 /**
- * A production entry (src/worker.ts, src/main.ts) in a child process running the TypeScript sources, so a test
+ * A production entry (src/bin/worker.ts, src/bin/main.ts) in a child process running the TypeScript sources, so a test
  * can signal or SIGKILL it. Resolves once its output contains `readyText`; `output()` has everything it printed.
  */
 export async function spawnServiceProcess(
@@ -57,16 +57,16 @@ export async function spawnServiceProcess(
 }
 
 /**
- * The production worker entry (src/worker.ts) in a child process, so a test can SIGKILL it mid-activity.
+ * The production worker entry (src/bin/worker.ts) in a child process, so a test can SIGKILL it mid-activity.
  * Resolves once the worker polls its task queue.
  */
 export function spawnWorkerProcess(env: Record<string, string>, timeoutMs = 60000) {
-  return spawnServiceProcess('src/worker.ts', 'worker running', env, timeoutMs);
+  return spawnServiceProcess('src/bin/worker.ts', 'worker running', env, timeoutMs);
 }
 
-/** The production API entry (src/main.ts) in a child process; resolves once it listens. */
+/** The production API entry (src/bin/main.ts) in a child process; resolves once it listens. */
 export function spawnApiProcess(env: Record<string, string>, timeoutMs = 60000) {
-  return spawnServiceProcess('src/main.ts', 'API listening', env, timeoutMs);
+  return spawnServiceProcess('src/bin/main.ts', 'API listening', env, timeoutMs);
 }
 
 /** SIGKILL, and wait until the process is gone. */

@@ -37,7 +37,7 @@ async function npmStart(env: Record<string, string> = {}) {
     ...env,
   };
   for (const name of ['DATABASE_URL', 'AUTH_JWKS_URL']) delete childEnv[name];
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/dev.js'], { cwd: root, env: childEnv, detached: true });
+  const child: ChildProcess = spawn(process.execPath, ['dist/src/bin/dev.js'], { cwd: root, env: childEnv, detached: true });
   const run = { child, output: '' };
   child.stdout!.on('data', (chunk: Buffer) => (run.output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (run.output += chunk.toString()));

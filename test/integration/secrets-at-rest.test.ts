@@ -141,7 +141,7 @@ describe('sealing the secrets of an existing database, and a key rotation', () =
     expect(before.length).toBeGreaterThan(0);
     const newKey = `k2=${randomBytes(32).toString('base64')}`;
     const env = { ...process.env, DATABASE_URL: db.url, SECRET_KEYS: `${newKey},${TEST_SECRET_KEYS}` };
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/src/reseal-secrets.js'], { cwd: root, env });
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/src/bin/reseal-secrets.js'], { cwd: root, env });
     expect(stdout).toContain('resealed 3 secret(s) under key "k2"');
     expect(stdout).toMatch(/key "k2": 3 secret\(s\)\n\s+key "test-1": 0 secret\(s\)/);
 
@@ -150,7 +150,7 @@ describe('sealing the secrets of an existing database, and a key rotation', () =
     expect(after.map((r) => [onlyNew.open(r.secret_sealed), r.previous_secret_sealed && onlyNew.open(r.previous_secret_sealed)])).toEqual(
       before.map((r) => [testBox.open(r.secret_sealed), r.previous_secret_sealed && testBox.open(r.previous_secret_sealed)]),
     );
-    const again = await promisify(execFile)(process.execPath, ['dist/src/reseal-secrets.js'], { cwd: root, env });
+    const again = await promisify(execFile)(process.execPath, ['dist/src/bin/reseal-secrets.js'], { cwd: root, env });
     expect(again.stdout).toContain('resealed 0 secret(s)');
   });
 });

@@ -1,7 +1,7 @@
-import { loadConfig, ConfigError } from './config';
-import { createKnex } from './db/knex';
-import { resealAll, sealedCountsByKey } from './db/sealed-secrets.repository';
-import { createSecretBox } from './secrets/secret-box';
+import { loadConfig, ConfigError } from '../config';
+import { createKnex } from '../db/knex';
+import { resealAll, sealedCountsByKey } from '../db/sealed-secrets.repository';
+import { createSecretBox } from '../secrets/secret-box';
 
 /**
  * `npm run secrets:reseal`: after a new key was put first in SECRET_KEYS, moves every stored secret under it, then

@@ -1,8 +1,8 @@
-import { loadConfig, ConfigError } from './config';
-import { createKnex, migrateLatest } from './db/knex';
-import { connectTemporalClient } from './temporal/connection';
-import { ensureSearchAttributes } from './temporal/search-attributes';
-import { createSecretBox } from './secrets/secret-box';
+import { loadConfig, ConfigError } from '../config';
+import { createKnex, migrateLatest } from '../db/knex';
+import { connectTemporalClient } from '../temporal/connection';
+import { ensureSearchAttributes } from '../temporal/search-attributes';
+import { createSecretBox } from '../secrets/secret-box';
 
 /**
  * `npm run migrate`: applies pending migrations to DATABASE_URL and, when TEMPORAL_ADDRESS is set, registers

@@ -1,12 +1,12 @@
-import { tracingFromEnv } from './observability/tracing-env';
+import { tracingFromEnv } from '../observability/tracing-env';
 
 // As in main.ts: tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the modules it instruments load.
 const tracing = tracingFromEnv(process.env, 'model-orchestration-dev');
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { startDevRunner } = require('./dev/runner') as typeof import('./dev/runner');
-const { DEV_PLATFORM_CLIENT } = require('./dev/dev-auth') as typeof import('./dev/dev-auth');
-const { projectRoot, dataDir } = require('./paths') as typeof import('./paths');
-const { loadConfig } = require('./config') as typeof import('./config');
+const { startDevRunner } = require('../dev/runner') as typeof import('../dev/runner');
+const { DEV_PLATFORM_CLIENT } = require('../dev/dev-auth') as typeof import('../dev/dev-auth');
+const { projectRoot, dataDir } = require('../paths') as typeof import('../paths');
+const { loadConfig } = require('../config') as typeof import('../config');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** `npm start`: see src/dev/runner.ts. Prints where everything is, and stops all of it on Ctrl-C. */
