@@ -120,7 +120,10 @@ export function createActivities(deps: ActivityDeps) {
       }
     },
 
-    /** The outcome, its cascade jobs and the completion's answer in one transaction (a local activity of the workflow). */
+    /**
+     * The outcome, its cascade jobs and the completion's answer in one transaction (a local activity of the workflow).
+     * `finishJob` names only this activity: recorded histories name it, so it keeps its name.
+     */
     finishJob(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
       return step(() => runs.finish(jobId, report, via));
     },

@@ -171,7 +171,7 @@ export async function claimForRun(db: Db, jobId: string, runId: string): Promise
  * Records the outcome once (with the completion's answer, when it is known with the outcome); returns the finished
  * row, or undefined when the job had already finished.
  */
-export async function finishJob(
+export async function writeFinalStatus(
   db: Db,
   jobId: string,
   status: JobStatus,

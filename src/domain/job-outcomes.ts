@@ -56,7 +56,7 @@ export async function recordOutcome(
 
     await lockDependents(trx, job);
 
-    const changed = await jobs.finishJob(trx, jobId, status, output, error);
+    const changed = await jobs.writeFinalStatus(trx, jobId, status, output, error);
     if (!changed) {
       const current = (await jobs.findJob(trx, jobId))!;
       return { status: current.status, triggerEvent: triggerFor(current.job_type, current.status), base };
@@ -86,7 +86,7 @@ export interface FinishedJob {
  * the commit finds the job final and returns the stored answer with the same cascade jobs (starting them is too).
  * A report that came by the completion update is marked unconfirmed until Temporal answers that update.
  */
-export async function finishJob(
+export async function commitOutcome(
   deps: { knex: Knex; schemas: UserSchemaCompiler; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics },
   jobId: string,
   report: CompletionReport | null,
@@ -106,7 +106,7 @@ export async function finishJob(
       ? await planCascades(subscriptionStore(trx), deps, job, trigger, report?.output ?? {})
       : { triggered: [], jobs: [] };
     const result: jobs.CompletionResult = { ...base, triggered_events: plan.triggered };
-    const changed = await jobs.finishJob(trx, jobId, status, output, error, result);
+    const changed = await jobs.writeFinalStatus(trx, jobId, status, output, error, result);
     if (!changed) {
       const current = (await jobs.findJob(trx, jobId))!;
       const recorded = recordedAnswer(current);

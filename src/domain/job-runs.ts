@@ -7,7 +7,7 @@ import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '
 import type { JobGateway } from './ports/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
-import { finishJob, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
+import { commitOutcome, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 import { jobStarter } from './job-starter';
 import { enforceGuardrail } from './guardrail';
@@ -133,9 +133,9 @@ export function createJobRuns(deps: {
       return recordOutcome(knex, deps.schemas, deps.log, jobId, report, deps.metrics);
     },
 
-    /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `finishJob`). */
+    /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `commitOutcome`). */
     async finish(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
-      const finished = await finishJob(deps, jobId, report, via);
+      const finished = await commitOutcome(deps, jobId, report, via);
       // After the commit: a canary job's outcome may trip its canary's guardrail (docs/progressive-delivery.md). A
       // failure here is logged, not thrown: the outcome stands, and the next canary job's outcome judges again.
       await enforceGuardrail(knex, jobId).catch((err: unknown) => deps.log.error({ err, jobId }, 'the canary guardrail check failed'));

@@ -9,7 +9,7 @@ import { uuidv7 } from '../../src/ids';
 import { testSecretBox } from '../helpers/secret-keys';
 
 /**
- * The job workflow's outcome step (job-outcomes.ts `finishJob`) and the start of the cascade jobs it creates, run as
+ * The job workflow's outcome step (job-outcomes.ts `commitOutcome`) and the start of the cascade jobs it creates, run as
  * the activities run them, against Postgres. No worker: the source job's row is made here, as a dispatch leaves it.
  */
 describe('the one-step outcome of a job', () => {
