@@ -1,5 +1,5 @@
 import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
-import { ECSClient, RunTaskCommand, StopTaskCommand, type LaunchType } from '@aws-sdk/client-ecs';
+import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
 import { ApplicationFailure } from '@temporalio/activity';
 import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
 import { classifyFailure } from '../src/failure-classes';
@@ -100,7 +100,7 @@ async function runTask(
         startedBy: workflowIdFor(payload.job_id).slice(0, 36),
         // ECS runs one task per client token, so a dispatch retried after a lost answer starts no second task.
         clientToken: payload.job_id,
-        ...(launch.launch_type ? { launchType: launch.launch_type as LaunchType } : {}),
+        ...(launch.launch_type ? { launchType: launch.launch_type } : {}),
         ...(launch.subnets?.length
           ? {
               networkConfiguration: {

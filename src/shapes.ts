@@ -11,6 +11,23 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export type JobType = (typeof JOB_TYPES)[number];
 export type JobTrigger = (typeof JOB_TRIGGERS)[number];
 
+/** The webhook events an endpoint may ask for (docs/webhooks.md lists their payloads). */
+export const EVENT_TYPES = [
+  'job.succeeded',
+  'job.failed',
+  'job.timed_out',
+  'job.cancelled',
+  'service.available',
+  'service.failed',
+  'assignment.changed',
+  'assignment.rolled_back',
+  'version.status_changed',
+  'subscription.stale',
+  'schedule.changed',
+  'schedule.run_skipped',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
 export interface FeatureDefinition {
   name: string;
   json_schema: Record<string, unknown>;
@@ -26,7 +43,7 @@ export type Handler =
       type: 'container_task';
       target: string;
       launch?: {
-        launch_type?: string;
+        launch_type?: 'FARGATE' | 'EC2' | 'EXTERNAL';
         subnets?: string[];
         security_groups?: string[];
         assign_public_ip?: boolean;
@@ -68,7 +85,8 @@ export interface TenantLimits {
 }
 
 /** What a platform administrator may override per tenant (`clients.limits`); a field left out keeps the default. */
-export type LimitsOverride = Partial<TenantLimits>;
+/** A tenant's own limits: numbers only (null, "no cap", is what the defaults may say, not an override). */
+export type LimitsOverride = { [K in keyof TenantLimits]?: NonNullable<TenantLimits[K]> };
 /** When a schedule fires (stored in `schedules.spec`): cron expressions and/or intervals, in a time zone, within start/end. */
 export interface ScheduleSpec {
   cron?: string[];

@@ -18,9 +18,12 @@ export interface ModelRow {
   status: 'pending' | 'active';
 }
 
+/** A JSON Schema (2020-12): an object, or `true`/`false`. */
+export type JsonSchema = boolean | Record<string, unknown>;
+
 export interface HandlerContract {
-  input_schema?: unknown;
-  output_schema?: unknown;
+  input_schema?: JsonSchema;
+  output_schema?: JsonSchema;
 }
 export interface HandlerContracts {
   training?: HandlerContract;

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 /** A connection or a transaction: repositories work inside either. */
 export type Db = Knex | Knex.Transaction;
 
+export function iso(d: Date): string;
+export function iso(d: Date | null | undefined): string | null;
 export function iso(d: Date | null | undefined): string | null {
   return d ? d.toISOString() : null;
 }

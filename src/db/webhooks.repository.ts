@@ -1,3 +1,4 @@
+import type { EventType } from '../shapes';
 import { uuidv7 } from '../ids';
 import { Db, iso } from './types';
 import { paginate } from './pagination';
@@ -16,7 +17,7 @@ export interface EndpointRow {
   client_id: string | null;
   url: string;
   description: string;
-  event_types: string[];
+  event_types: EventType[];
   filter: EndpointFilter;
   status: EndpointStatus;
   /** Sealed (src/secrets/secret-box.ts): the database never holds a signing secret in plain text. */

@@ -127,7 +127,7 @@ export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; a
         const archived = (await rollouts.archiveWithReason(trx, row.assignment_id, change.actor, 'promoted'))!;
         await webhookEvents.assignmentChanged(trx, archived, scope); // webhooks (#16): outbox row in this transaction
         return {
-          ...(change.dryRun ? { dry_run: true } : {}),
+          ...(change.dryRun ? { dry_run: true as const } : {}),
           primary: promoted,
           archived: toAssignment(archived, scope),
           services_moved: ranked.map((s) => s.service_id).filter((id) => !already.includes(id)),

@@ -14,7 +14,7 @@ import type { JobRequestContext } from '../domain/jobs';
 import type { ChangeContext } from '../domain/dry-run';
 import { actorOf } from '../auth/principal';
 import { visibleTenants } from '../auth/access';
-import type { OperationId, PathParams, QueryParams, RequestBody } from '../openapi/types';
+import type { OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from '../openapi/types';
 import type { Admission } from '../domain/admission';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
@@ -38,10 +38,11 @@ export interface RouteContext<O extends OperationId = OperationId> {
 
 /**
  * Registers a handler for an operation of the table: authorization, path and body validation come from
- * the table, so a handler only calls its service. Handlers return the body; `status` defaults to the table's.
+ * the table, so a handler only calls its service. Handlers return the body, typed as the document's success answer
+ * of the operation (a field or value the document lacks does not compile); `status` defaults to the table's.
  */
 export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
-  return <O extends OperationId>(opId: O, handler: (r: RouteContext<O>) => Promise<unknown>) => {
+  return <O extends OperationId>(opId: O, handler: (r: RouteContext<O>) => Promise<ResponseBody<O> | void>) => {
     const op = operation(opId);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     router[method](op.id, koaPath(op.path), authorize(op, deps), async (ctx: Context) => {

@@ -28,3 +28,10 @@ export type QueryParams<O extends OperationId> =
       ? { [K in keyof Q]?: string }
       : Record<string, never>
     : Record<string, never>;
+
+type SuccessCodes = 200 | 201 | 202;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body of an operation's success answers (200, 201, 202); `never` when it answers none with a body. */
+export type ResponseBody<O extends OperationId> =
+  Op<O> extends { responses: infer R } ? { [C in keyof R]: C extends SuccessCodes ? JsonOf<R[C]> : never }[keyof R] : never;

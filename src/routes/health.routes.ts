@@ -7,20 +7,20 @@ export function registerHealthRoutes(route: Register, health: HealthService, ser
   route('getHealth', async ({ ctx }) => {
     const { ok, ...checks } = await health.dependencies();
     ctx.status = ok ? 200 : 503;
-    return { status: ok ? 'ok' : 'degraded', ...checks };
+    return { status: ok ? ('ok' as const) : ('degraded' as const), ...checks };
   });
 
   // Liveness answers while draining too: restarting a process that is finishing its requests loses them.
-  route('getLiveness', async () => ({ status: 'ok' }));
+  route('getLiveness', async () => ({ status: 'ok' as const }));
 
   route('getReadiness', async ({ ctx }) => {
     if (serving.draining) {
       ctx.status = 503;
-      return { status: 'not_ready', serving: 'draining' };
+      return { status: 'not_ready' as const, serving: 'draining' as const };
     }
     const [{ ok, ...checks }, migrations] = await Promise.all([health.dependencies(), health.migrations()]);
     const ready = ok && migrations === 'ok';
     ctx.status = ready ? 200 : 503;
-    return { status: ready ? 'ready' : 'not_ready', serving: 'ok', ...checks, migrations };
+    return { status: ready ? ('ready' as const) : ('not_ready' as const), serving: 'ok' as const, ...checks, migrations };
   });
 }

@@ -1,19 +1,5 @@
-/** The events an endpoint may ask for (docs/webhooks.md lists their payloads). */
-export const EVENT_TYPES = [
-  'job.succeeded',
-  'job.failed',
-  'job.timed_out',
-  'job.cancelled',
-  'service.available',
-  'service.failed',
-  'assignment.changed',
-  'assignment.rolled_back',
-  'version.status_changed',
-  'subscription.stale',
-  'schedule.changed',
-  'schedule.run_skipped',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../../shapes';
+import type { EventType } from '../../shapes';
 
 /**
  * Events of the global model registry: they belong to no tenant, so only platform-wide endpoints receive them
