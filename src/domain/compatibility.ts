@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import * as assignmentsRepo from '../db/assignments.repository';
 import { findVersion, type HandlerContracts, type VersionRow } from '../db/models.repository';
 import { subscriptionsTargeting, type SubscriptionRow } from '../db/subscriptions.repository';
@@ -32,17 +33,7 @@ export interface SubscriptionCompatibilityEntry {
 }
 
 /** What a new version or new contracts would break, for every active assignment and stored subscription payload. */
-export interface CompatibilityReport {
-  model_id: string;
-  /** `version`: a version's feature freeze against the versions assigned now; `contracts`: new handler contracts against the current ones. */
-  subject: 'version' | 'contracts';
-  model_version: string | null;
-  compatible: boolean;
-  /** For `contracts`: the changes of the input schemas (`inference.input_schema...`, `training.input_schema...`). */
-  changes: SchemaChange[];
-  assignments: AssignmentCompatibilityEntry[];
-  subscriptions: SubscriptionCompatibilityEntry[];
-}
+export type CompatibilityReport = Schemas['CompatibilityReport'];
 
 /** A version about to be assigned: against the revision it replaces and against the domain's feature definitions. */
 export interface AssignmentCompatibility {

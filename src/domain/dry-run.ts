@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import type { Knex } from 'knex';
 import { inTransaction } from '../db/transaction';
 
@@ -25,19 +26,7 @@ export function shows(visible: string[] | undefined, clientId: string): boolean 
 }
 
 /** What a change would do, answered by a dry run next to the body the real call would have answered. */
-export interface ChangePreview {
-  dry_run: true;
-  /** Services that do not satisfy the target freeze (a dry run that blocks answers 422 like the real call instead). */
-  blocking_services: { service_id: string; feature: string; value: unknown }[];
-  /** Services whose stored resolved_features the change would rewrite. */
-  resolved_features_changes: ServiceFeaturesChange[];
-  /** Whether the change would start inference, and for which services. */
-  inference: { would_run: boolean; service_ids: string[] };
-  /** Subscriptions the change would mark stale. */
-  stale_subscriptions: string[];
-  /** On a version status change: the active assignment revisions that bind the version. */
-  assignments?: string[];
-}
+export type ChangePreview = Schemas['ChangePreview'];
 
 export function emptyPreview(): ChangePreview {
   return {

@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import type { FeatureDefinition, FeatureRules, FeatureValues } from './features';
 import { diffSchemas } from './schema-diff';
 
@@ -26,11 +27,7 @@ export function freezeAsSchema(definitions: FeatureDefinition[]): Record<string,
   };
 }
 
-export interface FeatureMismatch {
-  feature: string;
-  kind: 'missing_from_freeze' | 'missing_from_domain' | 'schema_differs' | 'mandatory_differs';
-  message: string;
-}
+export type FeatureMismatch = Schemas['FeatureMismatch'];
 
 /**
  * Where a domain's feature definitions and a model version's feature freeze disagree. Init validates against

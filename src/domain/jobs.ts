@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/jobs.repository';
@@ -71,11 +72,7 @@ export interface JobRequestContext {
   admitted?: (decision: LimitDecision) => void;
 }
 
-export interface JobAccepted {
-  job_id: string;
-  job_url: string | null;
-  service_id?: string;
-}
+export type JobAccepted = Schemas['JobAccepted'];
 
 /** Raised inside a transaction when the Idempotency-Key already started a job, so the caller's writes roll back. */
 class IdempotentReplay extends Error {

@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import { canonicalJson } from '../canonical-json';
 
 /**
@@ -29,14 +30,7 @@ export type ChangeKind =
   | 'range_widened'
   | 'schema_changed';
 
-export interface SchemaChange {
-  /** Where in the value: a dotted property path, `[]` for array items; empty for the whole value. */
-  path: string;
-  kind: ChangeKind;
-  breaking: boolean;
-  /** The change in words, e.g. `threshold: type narrowed (number → integer)`. */
-  reason: string;
-}
+export type SchemaChange = Schemas['SchemaChange'];
 
 type Schema = Record<string, unknown>;
 

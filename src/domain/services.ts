@@ -65,7 +65,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     return { assignment: canary.assignment, input: { ...input, features: rules.resolve(canary.freeze, service.provided_features) } };
   }
 
-  type InitBody = { service_id: string; departure_datetime: string; static_features: FeatureValues; priority?: number };
+  type InitBody = Schemas['InitServiceRequest'];
 
   /** Writes the service and its inference job in the caller's transaction. */
   async function stageInit(trx: Knex.Transaction, domain: DomainRow, body: InitBody, ctx: JobRequestContext) {

@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import * as repo from '../db/webhooks.repository';
@@ -7,7 +8,7 @@ import { requireClient } from './lookups';
 import { recordEvent } from './events/outbox';
 import { newSecret } from '../webhooks/signature';
 import { checkTarget, TargetPolicy, TargetRefused } from '../webhooks/target-policy';
-import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES, EventType } from './events/event-types';
+import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES } from './events/event-types';
 import type { WebhookLauncher } from './ports/webhook-launcher';
 import type { SecretBox } from '../secrets/secret-box';
 import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
@@ -15,13 +16,8 @@ import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
 /** Whose endpoints: a tenant's, or (null) the platform-wide ones. */
 export type WebhookOwner = string | null;
 
-export interface WebhookBody {
-  url: string;
-  event_types: EventType[];
-  filter?: repo.EndpointFilter;
-  description?: string;
-}
-export type UpdateWebhookBody = Partial<WebhookBody> & { status?: 'active' | 'disabled' };
+export type WebhookBody = Schemas['CreateWebhookRequest'];
+export type UpdateWebhookBody = Schemas['UpdateWebhookRequest'];
 
 export function createWebhooksService(deps: {
   knex: Knex;
