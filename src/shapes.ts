@@ -1,3 +1,4 @@
+import type { Schemas } from './openapi/types';
 /**
  * Shapes of the JSON values the service stores and passes between layers: feature definitions and values, and
  * handlers. A leaf module, so repositories, application services, activities and routes share one definition.
@@ -28,11 +29,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export interface FeatureDefinition {
-  name: string;
-  json_schema: Record<string, unknown>;
-  mandatory: boolean;
-}
+export type FeatureDefinition = Schemas['FeatureDefinition'];
 
 export type FeatureValues = Record<string, unknown>;
 
@@ -73,19 +70,12 @@ export interface Handlers {
 }
 
 /** A tenant's limits as they apply: the configured defaults, each replaced by the tenant's override when it has one. */
-export interface TenantLimits {
-  /** Jobs the tenant's routes may start per second, on average (the bucket's refill rate). */
-  jobs_per_second: number;
-  /** Jobs that may start at once after a quiet spell (the bucket's size). */
-  burst: number;
-  /** Started, unfinished jobs the tenant may have; a job past it waits as `pending` until one finishes. Null: no cap. */
-  max_running_jobs: number | null;
-  /** The tenant's share of dispatch in Temporal's fairness, against 1.0 for a tenant on the defaults. */
-  fairness_weight: number;
-}
+export type TenantLimits = Schemas['TenantLimits'];
 
-/** What a platform administrator may override per tenant (`clients.limits`); a field left out keeps the default. */
-/** A tenant's own limits: numbers only (null, "no cap", is what the defaults may say, not an override). */
+/**
+ * What a platform administrator may override per tenant (`clients.limits`); a field left out keeps the default. Numbers
+ * only: null ("no cap") is what the defaults may say, not an override.
+ */
 export type LimitsOverride = { [K in keyof TenantLimits]?: NonNullable<TenantLimits[K]> };
 /** When a schedule fires (stored in `schedules.spec`): cron expressions and/or intervals, in a time zone, within start/end. */
 export interface ScheduleSpec {

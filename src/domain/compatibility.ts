@@ -36,15 +36,7 @@ export interface SubscriptionCompatibilityEntry {
 export type CompatibilityReport = Schemas['CompatibilityReport'];
 
 /** A version about to be assigned: against the revision it replaces and against the domain's feature definitions. */
-export interface AssignmentCompatibility {
-  compatible: boolean;
-  /** The version of the revision it replaces under the same key, if any. */
-  replaces: { model_id: string; model_version: string } | null;
-  /** Freeze changes from the replaced version to this one. */
-  changes: SchemaChange[];
-  /** Where the domain's feature definitions and this version's freeze disagree (init validates against the freeze). */
-  feature_mismatches: FeatureMismatch[];
-}
+export type AssignmentCompatibility = Schemas['AssignmentCompatibility'];
 
 const INPUT_SCHEMAS = ['inference', 'training'] as const;
 
