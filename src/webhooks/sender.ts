@@ -49,7 +49,7 @@ export async function postWebhook(
     return { latencyMs: elapsed(), error: (err as Error).message, refused: err instanceof TargetRefused };
   }
   // The signature of dns.lookup, answered with the addresses this attempt checked.
-  const pinned = (_host: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  const pinned: LookupFunction = (_host, opts, callback) => {
     if (opts?.all) callback(null, addresses);
     else callback(null, addresses[0].address, addresses[0].family);
   };
@@ -67,8 +67,7 @@ export async function postWebhook(
       {
         method: 'POST',
         headers: { ...target.headers, 'content-length': Buffer.byteLength(target.body) },
-        // dns.lookup's overloads (with and without `all`) cannot be written as one function type; `pinned` answers both.
-        lookup: pinned as unknown as LookupFunction,
+        lookup: pinned,
         // A connection of its own: a pooled socket would skip the check of this attempt's addresses.
         agent: false,
       },
