@@ -1,7 +1,9 @@
 import type { Schemas } from './openapi/types';
+
 /**
- * Shapes of the JSON values the service stores and passes between layers: feature definitions and values, and
- * handlers. A leaf module, so repositories, application services, activities and routes share one definition.
+ * Shapes of the JSON values the service stores and passes between layers: the job and event vocabularies, feature
+ * definitions and values, handlers, limits. A leaf module, so repositories, application services, activities and
+ * routes share one definition; where the document defines the shape, it is the document's type (`Schemas[...]`).
  */
 
 /** The job vocabulary, defined once: the repositories' types, the document's enums and the metrics' series. */
@@ -34,40 +36,15 @@ export type FeatureDefinition = Schemas['FeatureDefinition'];
 export type FeatureValues = Record<string, unknown>;
 
 /** Where a job runs: a Lambda function, an ECS task, an implementation registered in the worker, or a model server. */
-export type Handler =
-  | { type: 'lambda'; arn: string; version?: string }
-  | {
-      type: 'container_task';
-      target: string;
-      launch?: {
-        launch_type?: 'FARGATE' | 'EC2' | 'EXTERNAL';
-        subnets?: string[];
-        security_groups?: string[];
-        assign_public_ip?: boolean;
-        container_name?: string;
-      };
-    }
-  | { type: 'in_process'; name: string }
-  | HttpHandler;
+export type Handler = Schemas['Handler'];
 
 /**
  * A model server the service POSTs the job to, signed with the model's handler secret. `sync`: the response is the
  * completion; `async`: a 2xx accepts the job, which is completed later through the completion route.
  */
-export interface HttpHandler {
-  type: 'http';
-  url: string;
-  mode: 'sync' | 'async';
-  /** Longest wait for the whole answer (connect to last byte). */
-  timeout_seconds?: number;
-  /** Longest wait for the connection alone. */
-  connect_timeout_seconds?: number;
-}
+export type HttpHandler = Schemas['HttpHandler'];
 
-export interface Handlers {
-  training: Handler;
-  inference: Handler;
-}
+export type Handlers = Schemas['Handlers'];
 
 /** A tenant's limits as they apply: the configured defaults, each replaced by the tenant's override when it has one. */
 export type TenantLimits = Schemas['TenantLimits'];
@@ -77,6 +54,7 @@ export type TenantLimits = Schemas['TenantLimits'];
  * only: null ("no cap") is what the defaults may say, not an override.
  */
 export type LimitsOverride = { [K in keyof TenantLimits]?: NonNullable<TenantLimits[K]> };
+
 /** When a schedule fires (stored in `schedules.spec`): cron expressions and/or intervals, in a time zone, within start/end. */
 export interface ScheduleSpec {
   cron?: string[];

@@ -1,3 +1,4 @@
+import type { Schemas } from '../openapi/types';
 import { Db } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
@@ -21,14 +22,8 @@ export interface ModelRow {
 /** A JSON Schema (2020-12): an object, or `true`/`false`. */
 export type JsonSchema = boolean | Record<string, unknown>;
 
-export interface HandlerContract {
-  input_schema?: JsonSchema;
-  output_schema?: JsonSchema;
-}
-export interface HandlerContracts {
-  training?: HandlerContract;
-  inference?: HandlerContract;
-}
+export type HandlerContract = Schemas['HandlerContract'];
+export type HandlerContracts = Schemas['HandlerContracts'];
 
 export interface VersionRow {
   model_id: string;
