@@ -8,23 +8,13 @@ import { toActivityFailure, DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from '
 import type { CompletionReport } from '../workflows/definitions';
 import type { Handler } from '../src/shapes';
 import { targetPolicy, type TargetPolicy } from '../src/webhooks/target-policy';
+import { callHttpHandler, type HttpCall } from './http-dispatch';
+import type { Schemas } from '../src/openapi/types';
 
 const STRICT_POLICY = targetPolicy({ allowHttp: false, allowedPrivateRanges: [] });
-import { callHttpHandler, type HttpCall } from './http-dispatch';
 
-/** What every handler receives: enough to do the work and to report back. */
-export interface DispatchPayload {
-  job_id: string;
-  job_type: 'inference' | 'training';
-  model_id: string;
-  model_version: string;
-  input: Record<string, unknown>;
-  trigger_output?: Record<string, unknown>;
-  /** `token`: completes exactly this job, until its deadline (`Authorization: Bearer <token>` on the completion route). */
-  completion: { method: 'POST'; path: string; url: string; token?: string };
-  /** W3C trace context of the dispatch, when tracing is on: send it back as the `traceparent` header of the completion. */
-  traceparent?: string;
-}
+/** What every handler receives: enough to do the work and to report back (the document's `DispatchPayload`). */
+export type DispatchPayload = Schemas['DispatchPayload'];
 
 export type { Handler };
 
