@@ -1,24 +1,12 @@
+import type { Schemas } from '../openapi/types';
 import { canonicalJson } from '../canonical-json';
 import type { ShadowPair } from '../db/rollouts.repository';
 
 /** At most this many disagreeing pairs are listed in a report (the counts cover every pair). */
 export const MAX_LISTED_DISAGREEMENTS = 100;
 
-export interface SideReport {
-  jobs: number;
-  pending: number;
-  running: number;
-  succeeded: number;
-  /** `failure` and `timed_out` (a cancellation is nobody's verdict on the version and counts in neither rate). */
-  failed: number;
-  cancelled: number;
-  /** Succeeded + failed: the denominator of both rates. */
-  finished: number;
-  success_rate: number | null;
-  failure_rate: number | null;
-  /** Dispatch (`started_at`) to completion (`completed_at`) of the succeeded and failed jobs, in milliseconds. */
-  latency_ms: { p50: number | null; p95: number | null };
-}
+/** One side of a report: the document's `RolloutSide`. */
+export type SideReport = Schemas['RolloutSide'];
 
 const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10000) / 10000);
 

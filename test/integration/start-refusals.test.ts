@@ -7,53 +7,11 @@ import { WorkflowStartRefused, workflowIdFor } from '../../src/domain/ports/job-
 import type { JobView } from '../../src/db/jobs.repository';
 import { JOB_SEARCH_ATTRIBUTES, JOB_TRIGGER } from '../../workflows/search-attributes';
 import { eventually } from '../helpers/fixtures';
+import { jobView } from '../helpers/memory-stores';
 import { uid } from '../helpers/harness';
 import { testEnv } from '../helpers/test-env';
 
-function job(): JobView {
-  const jobId = uid('job');
-  const now = new Date();
-  return {
-    job_id: jobId,
-    model_id: 'refusals',
-    model_version: '1.0.0',
-    job_type: 'inference',
-    trigger: 'direct',
-    status: 'pending',
-    assignment_id: null,
-    client_id: uid('tenant'),
-    domain_uuid: null,
-    service_uuid: null,
-    source_job_id: null,
-    subscription_id: null,
-    cascade_depth: 0,
-    root_job_id: jobId,
-    rerun_of: null,
-    schedule_id: null,
-    scheduled_at: null,
-    cancelled_by: null,
-    cancel_reason: null,
-    ecs_task_arn: null,
-    input: null,
-    output: null,
-    error: null,
-    metadata: {},
-    completion_result: null,
-    workflow_run_id: null,
-    idempotency_key: null,
-    idempotency_owner: null,
-    idempotency_fingerprint: null,
-    priority: 3,
-    queued_reason: null,
-    created_at: now,
-    started_at: null,
-    completed_at: null,
-    updated_at: now,
-    domain_id: null,
-    service_id: null,
-    tenant_limits: null,
-  };
-}
+const job = (): JobView => jobView({ job_id: uid('job'), model_id: 'refusals', client_id: uid('tenant') });
 
 async function servedNamespace(connection: TemporalConnection): Promise<string> {
   const namespace = uid('ns');

@@ -1,33 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import { typeErrors } from '../helpers/type-errors';
 
 const root = path.resolve(__dirname, '../..');
 const clientDir = path.join(root, 'client');
-
-/** The type errors of `files` (path → source, as if they were in client/), compiled with the repository's options. */
-function typeErrors(files: Record<string, string>): Record<string, string[]> {
-  const { config } = ts.readConfigFile(path.join(root, 'tsconfig.build.json'), (file) => ts.sys.readFile(file));
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root);
-  const virtual = new Map(Object.entries(files).map(([name, text]) => [path.join(clientDir, name), text]));
-  const base = ts.createCompilerHost(options);
-  const host: ts.CompilerHost = {
-    ...base,
-    fileExists: (file) => virtual.has(file) || base.fileExists(file),
-    readFile: (file) => virtual.get(file) ?? base.readFile(file),
-    getSourceFile: (file, language, ...rest) => {
-      const text = virtual.get(file);
-      return text === undefined ? base.getSourceFile(file, language, ...rest) : ts.createSourceFile(file, text, language);
-    },
-  };
-  const program = ts.createProgram([...virtual.keys()], { ...options, noEmit: true }, host);
-  return Object.fromEntries(
-    [...virtual.keys()].map((file) => [
-      path.basename(file),
-      ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
-    ]),
-  );
-}
 
 /** A call of the service init route with `body` (and `pathParams`) in place of the example's. */
 const initCall = (body: string, pathParams = "{ client_id: 'acme', domain_id: 'flights' }") => `
@@ -47,7 +23,7 @@ describe("the typed client's README", () => {
   });
 
   it('holds what it claims: wrong paths, missing fields and wrongly typed values do not compile; unknown fields do', () => {
-    const errors = typeErrors({
+    const errors = typeErrors('client', {
       'example-as-shipped.ts': readFileSync(path.join(clientDir, 'example.ts'), 'utf8'),
       'valid.ts': initCall(VALID_BODY),
       'unknown-path.ts': initCall(VALID_BODY).replace('/service/init', '/service/start'),
