@@ -72,7 +72,10 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
       const override = clientId ? ((await findClient(trx, clientId))?.limits ?? null) : null;
       const limits = effectiveLimits(defaults, override);
       if (!clientId || limits.jobs_per_second <= 0) return { limits, override };
-      const d = await take(trx, 'jobs', `jobs:tenant:${clientId}`, `tenant ${clientId}`, limits.jobs_per_second, limits.burst);
+      // A bucket per policy: a changed override (or its removal) takes effect at once with a full bucket of the new
+      // burst, instead of refilling, at the new rate, what the old policy emptied.
+      const bucket = `jobs:tenant:${clientId}:${limits.jobs_per_second}/${limits.burst}`;
+      const d = await take(trx, 'jobs', bucket, `tenant ${clientId}`, limits.jobs_per_second, limits.burst);
       if (!d.allowed) {
         metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
         throw new RateLimitedError(d);
