@@ -104,6 +104,11 @@ export function completionFromRecord(job: repo.JobView, report: CompletionReport
   return job.completion_result;
 }
 
+/** The assignment_id column is a uuid: anything else is the caller's mistake (400), not a database error (500). */
+function assertAssignmentId(assignmentId: string | undefined): void {
+  if (assignmentId !== undefined && !UUID.test(assignmentId)) throw new InvalidInputError('query parameter assignment_id must be a UUID');
+}
+
 export function createJobsService(deps: {
   knex: Knex;
   gateway: JobGateway;
@@ -325,6 +330,7 @@ export function createJobsService(deps: {
 
     /** Every job the caller may see that matches the filters: platform callers all tenants', others their tenants'. */
     async search(principal: Principal, query: JobSearchQuery, page: PageRequest) {
+      assertAssignmentId(query.assignment_id);
       const filter: repo.JobFilter = {
         ...query,
         visible_client_ids: visibleTenants(principal),
@@ -335,9 +341,7 @@ export function createJobsService(deps: {
     },
 
     async listForClient(clientId: string, query: Omit<JobSearchQuery, 'client_id'>, page: PageRequest) {
-      // The column is a uuid: anything else is the caller's mistake, not a database error.
-      if (query.assignment_id !== undefined && !UUID.test(query.assignment_id))
-        throw new InvalidInputError('query parameter assignment_id must be a UUID');
+      assertAssignmentId(query.assignment_id);
       await requireClient(knex, clientId);
       const filter: repo.JobFilter = {
         ...query,
