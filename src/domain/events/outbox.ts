@@ -53,6 +53,24 @@ async function domainOf(db: Db, domainUuid: string): Promise<{ client_id: string
   return db('domains').where({ domain_uuid: domainUuid }).first('client_id', 'domain_id');
 }
 
+/** An event of an assignment revision: one ordering key per assignment key, so a change and its rollback arrive in order. */
+async function recordAssignmentEvent(
+  db: Db,
+  type: 'assignment.changed' | 'assignment.rolled_back',
+  row: AssignmentRow,
+  data: (clientId: string) => Record<string, unknown>,
+): Promise<void> {
+  const domain = await domainOf(db, row.domain_uuid);
+  await recordEvent(db, {
+    type,
+    client_id: domain.client_id,
+    domain_id: domain.domain_id,
+    model_id: row.model_id,
+    ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
+    data: data(domain.client_id),
+  });
+}
+
 export const webhookEvents = {
   /** job.succeeded / failed / timed_out: the job as GET /v2/jobs/{job_id} shows it. */
   async jobFinished(db: Db, jobOrId: string | jobs.JobView): Promise<void> {
@@ -99,15 +117,7 @@ export const webhookEvents = {
 
   /** assignment.changed: the new revision (an upsert archives the previous one in the same transaction). */
   async assignmentChanged(db: Db, row: AssignmentRow, scope: Scope): Promise<void> {
-    const domain = await domainOf(db, row.domain_uuid);
-    await recordEvent(db, {
-      type: 'assignment.changed',
-      client_id: domain.client_id,
-      domain_id: domain.domain_id,
-      model_id: row.model_id,
-      ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
-      data: { client_id: domain.client_id, ...toAssignment(row, scope) },
-    });
+    await recordAssignmentEvent(db, 'assignment.changed', row, (clientId) => ({ client_id: clientId, ...toAssignment(row, scope) }));
   },
 
   /**
@@ -120,15 +130,11 @@ export const webhookEvents = {
     scope: Scope,
     why: { reason: string; automatic: boolean; canary?: object },
   ): Promise<void> {
-    const domain = await domainOf(db, row.domain_uuid);
-    await recordEvent(db, {
-      type: 'assignment.rolled_back',
-      client_id: domain.client_id,
-      domain_id: domain.domain_id,
-      model_id: row.model_id,
-      ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
-      data: { client_id: domain.client_id, assignment: toAssignment(row, scope), ...why },
-    });
+    await recordAssignmentEvent(db, 'assignment.rolled_back', row, (clientId) => ({
+      client_id: clientId,
+      assignment: toAssignment(row, scope),
+      ...why,
+    }));
   },
 
   /** version.status_changed: a registry event (platform-wide endpoints only). */
