@@ -3,6 +3,7 @@ import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually } from '../helpers/fixtures';
 import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { FaultProxy, FaultyLink, hostPort } from '../helpers/toxiproxy';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowIdFor } from '../../src/domain/ports/job-gateway';
 
 /** The Lambda endpoint behind Toxiproxy: unreachable or throttling for a while, the job waits and is dispatched. */
@@ -26,6 +27,8 @@ describe('an AWS outage during dispatch', () => {
     link = await faults.link('lambda', hostPort(lambda.url));
     h = await Harness.start({ worker: true, lambda: new LambdaClient({ ...TEST_AWS, endpoint: link.url(lambda.url), maxAttempts: 1 }) });
   });
+  // A failed test must not leave the next one behind a cut link.
+  afterEach(async () => link.restore());
   afterAll(async () => {
     await h.stop();
     await lambda.stop();
@@ -48,8 +51,15 @@ describe('an AWS outage during dispatch', () => {
     // Two dispatch attempts have run and failed, by the workflow's own record: only then can "no invoke" mean something.
     await eventually(
       async () => {
-        const { raw } = await h.temporal.workflow.getHandle(workflowIdFor(job.jobId)).describe();
-        const dispatch = raw.pendingActivities?.find((a) => a.activityType?.name === 'dispatchJob');
+        // The API answers before its background start has reached Temporal: not found yet means not started yet.
+        const described = await h.temporal.workflow
+          .getHandle(workflowIdFor(job.jobId))
+          .describe()
+          .catch((err) => {
+            if (err instanceof WorkflowNotFoundError) return undefined;
+            throw err;
+          });
+        const dispatch = described?.raw.pendingActivities?.find((a) => a.activityType?.name === 'dispatchJob');
         return dispatch && (dispatch.attempt ?? 0) >= 3 && dispatch.lastFailure ? dispatch : undefined;
       },
       30000,
