@@ -5,7 +5,10 @@ import {
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
+  ServiceError,
 } from '@temporalio/client';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as sa from '../../workflows/search-attributes';
 import type { ScheduledJobInput } from '../../workflows/schedule-definitions';
@@ -76,6 +79,16 @@ function target(def: ScheduleDefinition): string {
   return `${def.action} of ${labels.modelId}@${labels.modelVersion}`;
 }
 
+/** How long a describe (or an update, which describes first) may wait for a new schedule to answer queries. */
+const QUERY_BUDGET_MS = 10000;
+
+/** The server's refusals that a retry cannot change: the schedule is gone, or the request itself is wrong. */
+function final(err: unknown): boolean {
+  if (!(err instanceof ServiceError)) return true;
+  const code = (err.cause as { code?: number } | undefined)?.code;
+  return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.PERMISSION_DENIED || code === grpcStatus.UNAUTHENTICATED;
+}
+
 export function createScheduleGateway(options: { client: Client; taskQueue: string; namespace: string; uiUrl?: string }): ScheduleGateway {
   const { client, taskQueue, namespace, uiUrl } = options;
   // Bounded like a job start: a Temporal that does not answer gives the caller a 503, not a hung request.
@@ -95,9 +108,26 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
     };
   }
 
-  async function refusingSpec<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * The server answers a describe by querying the schedule's own workflow, which cannot answer before it has run its
+   * first task: right after a create or an update, on a loaded server, that query fails for a moment (seen in CI as
+   * "Failed to describe schedule" on an update made just after the create). Such calls retry within one budget.
+   */
+  async function queried<T>(fn: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + QUERY_BUDGET_MS;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        return await client.withDeadline(deadline, fn);
+      } catch (err) {
+        if (final(err) || Date.now() + wait >= deadline) throw err;
+        await sleep(wait);
+      }
+    }
+  }
+
+  async function refusingSpec<T>(fn: () => Promise<T>, call: typeof bounded = bounded): Promise<T> {
     try {
-      return await bounded(fn);
+      return await call(fn);
     } catch (err) {
       // The client turns the server's "Invalid schedule spec" into a TypeError with the server's reason.
       if (err instanceof TypeError) throw new ScheduleSpecRefused(err.message);
@@ -140,6 +170,7 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
           policies: temporalPolicies(def),
           typedSearchAttributes: searchAttributes(def),
         })),
+        queried,
       );
     },
     async delete(scheduleId) {
@@ -165,7 +196,7 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
     },
     async describe(scheduleId) {
       try {
-        const d = await bounded(() => handle(scheduleId).describe());
+        const d = await queried(() => handle(scheduleId).describe());
         return {
           paused: d.state.paused,
           note: d.state.note ?? '',
