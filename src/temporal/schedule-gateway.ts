@@ -162,14 +162,15 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
       }
     },
     async update(def) {
-      await refusingSpec(() =>
-        handle(def.scheduleId).update((previous) => ({
-          ...previous,
-          spec: temporalSpec(def.spec),
-          action: action(def),
-          policies: temporalPolicies(def),
-          typedSearchAttributes: searchAttributes(def),
-        })),
+      await refusingSpec(
+        () =>
+          handle(def.scheduleId).update((previous) => ({
+            ...previous,
+            spec: temporalSpec(def.spec),
+            action: action(def),
+            policies: temporalPolicies(def),
+            typedSearchAttributes: searchAttributes(def),
+          })),
         queried,
       );
     },

@@ -100,9 +100,10 @@ describe('operator console', () => {
     // A token signed by another key: the API answers 401 to the next call.
     const other = await TestIdp.create('other-key');
     const refused = await other.machine('platform-app', ['admin']);
+    // Put in from a page of the same origin where the console is not running: a read or refresh of the open page
+    // meeting the refused token first would sign out and drop it before the jobs page loads (both seen under load).
+    await page.goto(`${h.baseUrl}/v2/health/live`);
     await page.evaluate(`sessionStorage.setItem('mos-console-token', ${JSON.stringify(refused)})`);
-    // Opened by its address, not by the nav link: a read of the page before still in flight would meet the refused
-    // token first and show sign-in before the click (seen on a loaded machine).
     await page.goto(`${h.baseUrl}/console/jobs`);
     await page.getByText(/no longer accepted/).waitFor();
     expect(page.url()).toBe(`${h.baseUrl}/console/jobs`);
