@@ -4558,7 +4558,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -4695,7 +4695,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -4897,7 +4897,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -5028,7 +5028,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -5245,7 +5245,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -5524,8 +5524,8 @@ export interface operations {
             query?: {
                 /** @description Only items with this status */
                 status?: "in_progress" | "available" | "failed" | "not_found";
-                /** @description Only items with this departed */
-                departed?: "true" | "false";
+                /** @description `true`: only services that have departed; `false`: only those that have not */
+                departed?: boolean;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -5641,7 +5641,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -6000,7 +6000,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -6139,7 +6139,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -6575,7 +6575,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -6799,7 +6799,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -7040,7 +7040,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -7558,6 +7558,8 @@ export interface operations {
                 created_after?: string;
                 /** @description Jobs created before this instant */
                 created_before?: string;
+                /** @description Only jobs that ran under this assignment revision */
+                assignment_id?: string;
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -9500,7 +9502,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path: {
@@ -10264,7 +10266,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path?: never;
@@ -11007,7 +11009,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
             };
             header?: never;
             path?: never;

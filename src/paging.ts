@@ -1,5 +1,3 @@
-import { InvalidInputError } from './errors';
-
 /** Pages of every list: `limit` and an opaque `cursor` in, `{items, next_cursor}` out (src/db/pagination.ts runs the query). */
 
 export interface PageRequest {
@@ -15,19 +13,10 @@ export interface Page<T> {
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** Parses `limit` and `cursor` query parameters; 400 on anything else than a whole number in range. */
-export function pageRequest(query: Record<string, unknown>): PageRequest {
-  const rawLimit = query.limit;
-  let limit = DEFAULT_PAGE_SIZE;
-  if (rawLimit !== undefined) {
-    limit = Number(rawLimit);
-    if (typeof rawLimit !== 'string' || !/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      throw new InvalidInputError(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-    }
-  }
-  const cursor = query.cursor;
-  if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidInputError('cursor must be a string');
-  return { limit, cursor: cursor || undefined };
+/** The page of a list from its validated `limit` and `cursor` (the request validator checked their schemas). */
+export function pageRequest(query: { limit?: number; cursor?: string }): PageRequest {
+  // `?cursor=` (empty) asks for the first page.
+  return { limit: query.limit ?? DEFAULT_PAGE_SIZE, cursor: query.cursor || undefined };
 }
 
 export function mapPage<A, B>(page: Page<A>, fn: (a: A) => B): Page<B> {

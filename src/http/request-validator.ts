@@ -1,7 +1,9 @@
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { schemas, pathParameterSchema } from '../openapi/schemas';
-import { describeBodyErrors } from './validation-messages';
+import { OPERATIONS, type Operation } from '../openapi/operations';
+import { querySchemas } from '../openapi/query-parameters';
+import { describeBodyErrors, describeQueryErrors, queryRule } from './validation-messages';
 import { InvalidInputError } from '../errors';
 
 const DOC_ID = 'urn:model-orchestration:openapi';
@@ -18,6 +20,10 @@ export class RequestValidator {
   });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly patterns = new Map<string, RegExp>();
+  // Query values are text: coercion turns them into the integers and booleans their schemas declare.
+  // A separate instance, so no body is ever coerced.
+  private readonly queryAjv = new Ajv2020({ strict: true, allErrors: true, coerceTypes: true, verbose: true });
+  private readonly queries = new Map<string, { fn: ValidateFunction; schemas: Record<string, object> }>();
 
   constructor() {
     addFormats(this.ajv);
@@ -28,6 +34,11 @@ export class RequestValidator {
     this.ajv.addSchema({ $id: DOC_ID, components: { schemas: validated } });
     for (const name of Object.keys(schemas)) {
       this.compiled.set(name, this.ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` }));
+    }
+    addFormats(this.queryAjv);
+    for (const op of OPERATIONS) {
+      const properties = querySchemas(op);
+      this.queries.set(op.id, { fn: this.queryAjv.compile({ type: 'object', properties }), schemas: properties });
     }
   }
 
@@ -51,5 +62,26 @@ export class RequestValidator {
       if (!regex.test(value))
         throw new InvalidInputError(`invalid path parameter ${name}: must ${format === 'uuid' ? 'be a UUID' : `match ${pattern}`}`);
     }
+  }
+
+  /**
+   * The operation's query parameters, validated against the schemas the document shows and coerced to their types;
+   * 400 naming the parameter otherwise. A repeated parameter is refused; one the operation does not declare is ignored.
+   */
+  query(op: Operation, query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+    const compiled = this.queries.get(op.id);
+    if (!compiled) throw new Error(`no operation ${op.id}`);
+    const values: Record<string, unknown> = {};
+    for (const [name, raw] of Object.entries(query)) {
+      if (Array.isArray(raw)) throw new InvalidInputError(`query parameter ${name} given more than once`);
+      if (raw === undefined || !Object.hasOwn(compiled.schemas, name)) continue;
+      const schema: { type?: string } = compiled.schemas[name];
+      // ajv would also read "1e1", " 5" or "0x10" as numbers; only decimal digits were ever accepted.
+      if (schema.type === 'integer' && !/^-?\d+$/.test(raw))
+        throw new InvalidInputError(`query parameter ${name} ${queryRule(schema, 'type')}`);
+      values[name] = raw;
+    }
+    if (!compiled.fn(values)) throw new InvalidInputError(describeQueryErrors(compiled.fn.errors));
+    return values;
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { canonicalJson } from '../canonical-json';
 import Router from '@koa/router';
-import { operation, koaPath, OPERATIONS, Operation } from '../openapi/operations';
+import { operation, koaPath, OPERATIONS } from '../openapi/operations';
 import type { RequestValidator } from './request-validator';
 import type { TokenVerifier } from '../auth/verifier';
 import type { AuthConfig } from '../config';
@@ -52,9 +52,9 @@ export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
       }
       deps.validator.params(ctx.params as Record<string, string>);
       const body = op.body ? deps.validator.body(op.body, ctx.request.body) : undefined;
-      const query = queryOf(ctx, op);
+      const query = deps.validator.query(op, ctx.query);
       ctx.status = op.status;
-      // The validator has checked what these casts claim: params against their patterns, the body against its schema.
+      // The validator has checked what these casts claim: params against their patterns, the body and query against their schemas.
       const result = await handler({
         ctx,
         params: ctx.params as PathParams<O>,
@@ -66,23 +66,7 @@ export function createRouteRegistrar(router: Router, deps: RoutingDeps) {
   };
 }
 
-function queryOf(ctx: Context, op: Operation): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [name, raw] of Object.entries(ctx.query)) {
-    if (Array.isArray(raw)) throw new InvalidInputError(`query parameter ${name} given more than once`);
-    const schema = op.query?.[name] as { enum?: string[]; maxLength?: number; minLength?: number } | undefined;
-    if (schema?.enum && raw !== undefined && !schema.enum.includes(raw)) {
-      throw new InvalidInputError(`query parameter ${name} must be one of ${schema.enum.join(', ')}`);
-    }
-    if (raw !== undefined && ((schema?.maxLength ?? Infinity) < raw.length || (schema?.minLength ?? 0) > raw.length)) {
-      throw new InvalidInputError(`query parameter ${name} must be ${schema?.minLength ?? 0} to ${schema?.maxLength} characters long`);
-    }
-    out[name] = raw;
-  }
-  return out;
-}
-
-export function page(r: { query: { limit?: string; cursor?: string } }) {
+export function page(r: { query: { limit?: number; cursor?: string } }) {
   return pageRequest(r.query);
 }
 
@@ -120,12 +104,12 @@ export function notFoundOrMethodNotAllowed() {
   };
 }
 
-/** The caller (for audit fields) and `?dry_run=true` (already checked against its enum) of a change. */
-export function changeContext(r: { ctx: Context; query: object }): ChangeContext {
+/** The caller (for audit fields) and `?dry_run=true` (validated as a boolean) of a change. */
+export function changeContext(r: { ctx: Context; query: { dry_run?: boolean } }): ChangeContext {
   const principal = r.ctx.state.principal;
   return {
     actor: actorOf(principal),
-    dryRun: (r.query as { dry_run?: string }).dry_run === 'true',
+    dryRun: r.query.dry_run === true,
     visibleTenants: visibleTenants(principal),
   };
 }

@@ -73,3 +73,37 @@ export function describeBodyErrors(errors: ErrorObject[] | null | undefined, dat
   const messages = [...new Set((errors ?? []).map((e) => phrase(e, data)).filter((m): m is string => Boolean(m)))];
   return messages.length ? messages.slice(0, 5).join('; ') : 'body is invalid';
 }
+
+type QuerySchema = { type?: string; format?: string; minimum?: number; maximum?: number; minLength?: number; maxLength?: number };
+
+/** The rule of a query parameter as a caller reads it: "must be a whole number from 1 to 200". */
+export function queryRule(schema: QuerySchema, keyword: string, message?: string): string {
+  if (schema.type === 'integer' && ['type', 'minimum', 'maximum'].includes(keyword)) {
+    const range = [
+      schema.minimum === undefined ? '' : ` from ${schema.minimum}`,
+      schema.maximum === undefined ? '' : ` to ${schema.maximum}`,
+    ];
+    return `must be a whole number${range.join('')}`;
+  }
+  if (schema.type === 'boolean') return 'must be true or false';
+  if (keyword === 'minLength' || keyword === 'maxLength')
+    return `must be ${schema.minLength ?? 0} to ${schema.maxLength ?? '∞'} characters long`;
+  if (schema.format === 'uuid' && (keyword === 'format' || keyword === 'pattern')) return 'must be a UUID';
+  if (keyword === 'format' && schema.format === 'date-time')
+    return 'must be an RFC 3339 date-time with an offset, e.g. 2026-12-20T10:00:00Z';
+  return message ?? 'is invalid';
+}
+
+/** ajv's errors of a query object, each naming its parameter ("query parameter limit must be ..."). */
+export function describeQueryErrors(errors: ErrorObject[] | null | undefined): string {
+  const messages = (errors ?? []).map((e) => {
+    const name = fieldName(e.instancePath);
+    const p = e.params as { allowedValues?: unknown[] };
+    const rule =
+      e.keyword === 'enum'
+        ? `must be one of ${(p.allowedValues ?? []).join(', ')}`
+        : queryRule((e.parentSchema ?? {}) as QuerySchema, e.keyword, e.message);
+    return `query parameter ${name} ${rule}`;
+  });
+  return [...new Set(messages)].slice(0, 5).join('; ') || 'invalid query';
+}

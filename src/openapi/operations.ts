@@ -1,5 +1,6 @@
 import type { Permission } from '../auth/permissions';
 import { JOB_STATUSES, JOB_TRIGGERS, JOB_TYPES } from '../shapes';
+import { UUID_PATTERN } from './schemas/common';
 
 /**
  * How a route is checked for tenant access:
@@ -72,14 +73,20 @@ function jobSearchQuery(withClient: boolean): Record<string, object> {
     schedule_id: text('Jobs this schedule started'),
     created_after: { type: 'string', format: 'date-time', description: 'Jobs created at or after this instant' },
     created_before: { type: 'string', format: 'date-time', description: 'Jobs created before this instant' },
+    // The pattern too: the uuid format also admits a `urn:uuid:` prefix, which the uuid column refuses (a 500).
+    assignment_id: {
+      type: 'string',
+      format: 'uuid',
+      pattern: UUID_PATTERN,
+      description: 'Only jobs that ran under this assignment revision',
+    },
   };
 }
 
 /** `?dry_run=true` on a change that can block or cascade: every check runs, nothing is written (docs/change-safety.md). */
 export const DRY_RUN_QUERY = {
   dry_run: {
-    type: 'string',
-    enum: ['true', 'false'],
+    type: 'boolean',
     description:
       '`true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts',
   },
@@ -408,10 +415,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelJob',
     status: 200,
     paginated: true,
-    query: {
-      ...jobSearchQuery(false),
-      assignment_id: { type: 'string', format: 'uuid', description: 'Only jobs that ran under this assignment revision' },
-    },
+    query: jobSearchQuery(false),
   },
 
   {
@@ -627,7 +631,10 @@ export const OPERATIONS: Operation[] = [
     response: 'Service',
     status: 200,
     paginated: true,
-    query: { ...statusFilter(['in_progress', 'available', 'failed', 'not_found']), departed: { type: 'string', enum: ['true', 'false'] } },
+    query: {
+      ...statusFilter(['in_progress', 'available', 'failed', 'not_found']),
+      departed: { type: 'boolean', description: '`true`: only services that have departed; `false`: only those that have not' },
+    },
   },
   {
     id: 'getService',

@@ -1,4 +1,5 @@
 /** Reusable parameters, headers and error responses of the OpenAPI document. */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging';
 
 const requestId = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 /** An ErrorResponse, with an example whose message has the form the service's own message of that status has. */
@@ -14,7 +15,7 @@ export const parameters = {
     in: 'query',
     required: false,
     description: 'Page size',
-    schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
   },
   Cursor: {
     name: 'cursor',

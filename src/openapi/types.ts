@@ -21,12 +21,12 @@ export type RequestBody<O extends OperationId> =
 export type PathParams<O extends OperationId> =
   Op<O> extends { parameters: { path: infer P } } ? (P extends object ? P : Record<string, never>) : Record<string, never>;
 
-/** Query parameters arrive as strings; the names are the operation's. */
+/** The query parameters of an operation with the document's types (integers as numbers), validated and coerced. */
 export type QueryParams<O extends OperationId> =
   Op<O> extends { parameters: { query?: infer Q } }
-    ? Q extends object
-      ? { [K in keyof Q]?: string }
-      : Record<string, never>
+    ? [NonNullable<Q>] extends [never]
+      ? Record<string, never>
+      : NonNullable<Q>
     : Record<string, never>;
 
 type SuccessCodes = 200 | 201 | 202;

@@ -3,8 +3,6 @@ import { page, jobContext, changeContext } from '../http/routing';
 import type { AssignmentsService } from '../domain/assignments';
 import type { createJobStarts } from '../domain/job-starts';
 
-type Status = 'active' | 'archived' | 'all';
-
 export function registerAssignmentRoutes(route: Register, assignments: AssignmentsService, starts: ReturnType<typeof createJobStarts>) {
   route('upsertDomainAssignment', async (r) =>
     assignments.upsertDomain(r.params.client_id, r.params.domain_id, r.params.assignment_key, r.body, changeContext(r)),
@@ -16,7 +14,7 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
   });
 
   route('listDomainAssignments', async (r) =>
-    assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status),
+    assignments.list(r.params.client_id, r.params.domain_id, page(r), r.query.status ?? 'active'),
   );
 
   route('getDomainAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key));
@@ -48,7 +46,7 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
   });
 
   route('listServiceAssignments', async (r) =>
-    assignments.list(r.params.client_id, r.params.domain_id, page(r), (r.query.status ?? 'active') as Status, r.params.service_id),
+    assignments.list(r.params.client_id, r.params.domain_id, page(r), r.query.status ?? 'active', r.params.service_id),
   );
 
   route('getServiceAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key, p.service_id));

@@ -1,10 +1,10 @@
 import type { Register } from './types';
 import { page, jobContext } from '../http/routing';
-import { waitSeconds, type JobsService } from '../domain/jobs';
+import type { JobsService } from '../domain/jobs';
 import type { createJobStarts } from '../domain/job-starts';
 
 /** The search filters of a job list's query: everything but the page parameters. */
-function filtersOf<Q extends { limit?: string; cursor?: string }>(query: Q): Omit<Q, 'limit' | 'cursor'> {
+function filtersOf<Q extends { limit?: number; cursor?: string }>(query: Q): Omit<Q, 'limit' | 'cursor'> {
   const filters: Partial<Q> = { ...query };
   delete filters.limit;
   delete filters.cursor;
@@ -25,10 +25,10 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
   );
 
   route('getJob', async ({ ctx, params: p, query }) =>
-    jobs.get(ctx.state.principal, p.model_id, p.model_version, p.model_job_id, waitSeconds(query.wait)),
+    jobs.get(ctx.state.principal, p.model_id, p.model_version, p.model_job_id, query.wait ?? 0),
   );
 
-  route('getJobById', async ({ ctx, params: p, query }) => jobs.getById(ctx.state.principal, p.job_id, waitSeconds(query.wait)));
+  route('getJobById', async ({ ctx, params: p, query }) => jobs.getById(ctx.state.principal, p.job_id, query.wait ?? 0));
 
   route('searchJobs', async (r) => jobs.search(r.ctx.state.principal, filtersOf(r.query), page(r)));
 

@@ -5,10 +5,9 @@ import type { createServicesService } from '../domain/services';
 export function registerServiceRoutes(route: Register, services: ReturnType<typeof createServicesService>) {
   route('initService', async (r) => services.init(r.params.client_id, r.params.domain_id, r.body, jobContext(r, 'initService')));
 
-  route('listServices', async (r) => {
-    const departed = r.query.departed === undefined ? undefined : r.query.departed === 'true';
-    return services.list(r.params.client_id, r.params.domain_id, page(r), { status: r.query.status, departed });
-  });
+  route('listServices', async (r) =>
+    services.list(r.params.client_id, r.params.domain_id, page(r), { status: r.query.status, departed: r.query.departed }),
+  );
 
   route('getService', async ({ params: p }) => services.get(p.client_id, p.domain_id, p.service_id));
 

@@ -226,7 +226,9 @@ function queryValue(param: any): Arbitrary<string> {
   if (param.name === 'limit') return fc.oneof(fc.integer({ min: 1, max: 200 }).map(String), fc.constantFrom(...ODD_LIMITS));
   const valid = param.schema?.enum
     ? fc.constantFrom(...(param.schema.enum as string[]))
-    : fc.string({ maxLength: 10 }).map(encodeURIComponent);
+    : param.schema?.type === 'boolean'
+      ? fc.constantFrom('true', 'false')
+      : fc.string({ maxLength: 10 }).map(encodeURIComponent);
   return fc.oneof(
     { arbitrary: valid, weight: 3 },
     {

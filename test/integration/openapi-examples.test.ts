@@ -222,7 +222,7 @@ describe('the examples of the OpenAPI document', () => {
     // A dry run first (recorded as the example): what a feature change would do, with nothing written.
     await ok(
       api.PUT('/v2/clients/{client_id}/domains/{domain_id}/service/{service_id}', {
-        params: { path: service, query: { dry_run: 'true' } },
+        params: { path: service, query: { dry_run: true } },
         body: { static_features: { seats: 200, cabin: 'business' } },
       }),
     );
@@ -330,9 +330,9 @@ describe('the examples of the OpenAPI document', () => {
     // A fixed past day, so the recorded nominal times are the same on every run.
     const backfill = { start_at: '2026-11-01T00:00:00.000Z', end_at: '2026-11-02T00:00:00.000Z' };
     const tenantSchedule = { domain_id: 'eu-flights', service_id: 'LH-400', spec: nightly, description: 're-scoring every two hours' };
-    await ok(api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: 'true' } }, body: tenantSchedule }));
+    await ok(api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: true } }, body: tenantSchedule }));
     const serviceSchedule = await ok(
-      api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: 'false' } }, body: tenantSchedule }),
+      api.POST('/v2/clients/{client_id}/schedules', { params: { path: client, query: { dry_run: false } }, body: tenantSchedule }),
     );
     const ss = { ...client, schedule_id: serviceSchedule.schedule_id };
     await ok(api.GET('/v2/clients/{client_id}/schedules/{schedule_id}', { params: { path: ss } }));
@@ -356,7 +356,7 @@ describe('the examples of the OpenAPI document', () => {
     const nightlyUtc = { cron: ['30 */3 * * *'], time_zone: 'UTC' };
     const trainingSchedule = await ok(
       api.POST('/v2/training-schedules', {
-        params: { query: { dry_run: 'false' } },
+        params: { query: { dry_run: false } },
         body: {
           model_id: 'fare-model',
           model_version: '2',
@@ -379,7 +379,7 @@ describe('the examples of the OpenAPI document', () => {
     const hourly = { intervals: [{ every_seconds: 3600, offset_seconds: 900 }] };
     const inference = await ok(
       api.POST('/v2/inference-schedules', {
-        params: { query: { dry_run: 'false' } },
+        params: { query: { dry_run: false } },
         body: {
           model_id: 'fare-notifier',
           model_version: '1',
@@ -425,7 +425,7 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/report', { params: { path: canary } }));
     await ok(
       api.POST('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}/promote', {
-        params: { path: canary, query: { dry_run: 'true' } },
+        params: { path: canary, query: { dry_run: true } },
       }),
     );
     await ok(

@@ -21,7 +21,7 @@ function DefaultAssignment({ clientId, domainId }: { clientId: string; domainId:
       api.PUT('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', {
         params: {
           path: { client_id: clientId, domain_id: domainId, assignment_key: 'default' },
-          query: { dry_run: dryRun ? 'true' : 'false' },
+          query: { dry_run: dryRun },
         },
         body: { model_id: modelId, model_version: version },
       }),

@@ -26,6 +26,7 @@ const FILTERS = {
   root_job_id: 'Root job (cascade tree)',
   rerun_of: 'Re-run of',
   schedule_id: 'Schedule',
+  assignment_id: 'Assignment revision (UUID)',
   created_after: 'Created at or after (ISO 8601)',
   created_before: 'Created before (ISO 8601)',
   cursor: 'Page cursor',
