@@ -53,7 +53,15 @@ const layers = [
     ['**/db/**', '**/routes/**', '**/http/**'],
     'activities call application functions (src/domain/job-runs.ts), not repositories',
   ],
+  ['src/app.ts', [], 'the app is one part of the API that src/composition.ts assembles'],
 ];
+
+/** src/composition.ts assembles every layer into the API and the worker; only the composition roots load it. */
+const composition = {
+  group: ['**/composition', '**/src/composition'],
+  message:
+    'Layering (docs/architecture.md): src/composition.ts is loaded only by the composition roots (the API and worker processes, the dev runner, the test harness, the bench).',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.data/**', 'client/schema.d.ts', 'coverage/**', '**/*.js', '**/*.mjs'] },
@@ -114,7 +122,12 @@ export default tseslint.config(
   },
   ...layers.map(([files, patterns, why]) => ({
     files: [files],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message: `Layering (docs/architecture.md): ${why}.` }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...(patterns.length ? [{ group: patterns, message: `Layering (docs/architecture.md): ${why}.` }] : []), composition] },
+      ],
+    },
   })),
   {
     // Workflow code is replayed: it may import only the workflow SDK, its own contract modules and activity types.

@@ -59,7 +59,7 @@ import { createJobSlots } from './domain/job-slots';
 import { registerScheduleRoutes } from './routes/schedules.routes';
 import { createSchedulesService } from './domain/schedules';
 import { createScheduleFires } from './domain/schedule-fires';
-import { createScheduleGateway } from './temporal/schedule-gateway';
+import { scheduleGatewayFor } from './temporal/schedule-gateway';
 
 export interface AppDeps {
   config: Config;
@@ -175,12 +175,7 @@ export function createApp(deps: AppDeps): {
       knex,
       log,
       limits: deps.config.schedules,
-      gateway: createScheduleGateway({
-        client: deps.temporal,
-        taskQueue: deps.config.temporal.taskQueue,
-        namespace: deps.config.temporal.namespace,
-        uiUrl: deps.config.temporal.uiUrl,
-      }),
+      gateway: scheduleGatewayFor(deps.temporal, deps.config),
       fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, log }),
     }),
   );

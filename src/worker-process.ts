@@ -1,20 +1,6 @@
 import { loadConfig, ConfigError } from './config';
 import { createLogger } from './logger';
-import { createKnex } from './db/knex';
-import { poolStats } from './db/pool-stats';
-import { connectTemporalClient } from './temporal/connection';
-import { clientMetricsInterceptor } from './temporal/client-metrics';
-import { installTemporalRuntime } from './temporal/runtime';
-import { createJobWorker } from './temporal/worker-factory';
-import { jobGatewayFor } from './temporal/job-gateway';
-import { startReconciler } from './temporal/reconciler';
-import { slotReleaserFor } from './temporal/slot-releaser-factory';
-import { startScheduleReconciler } from './temporal/schedule-reconciler';
-import { createScheduleGateway } from './temporal/schedule-gateway';
-import { webhookDispatcherFor } from './temporal/webhook-dispatcher';
-import { builtinImplementations } from '../activities/in-process/registry';
-import { ServiceMetrics } from './observability/metrics';
-import { serveWorkerMetrics } from './observability/worker-metrics-server';
+import { composeWorker, openResources } from './composition';
 import type { Tracing } from './observability/tracing';
 
 /**
@@ -28,49 +14,17 @@ export async function runWorker(tracing?: Tracing): Promise<void> {
   // It signs webhook deliveries with secrets stored sealed under these keys.
   if (!config.secretKeys.length) throw new ConfigError('SECRET_KEYS is required (README, "Secrets at rest")');
   const log = createLogger(config.logLevel, 'worker');
-  const { port: metricsPort, sdkPort } = config.workerMetrics;
-  // Before any connection: the SDK reads its telemetry options once, when its Runtime is installed.
-  installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
-  const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-worker' });
-  const metrics = new ServiceMetrics({ pool: poolStats(knex) });
-  const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
-    clientMetricsInterceptor(metrics),
-    ...(tracing?.clientInterceptors ?? []),
-  ]);
-  const metricsServer = metricsPort
-    ? await serveWorkerMetrics({ port: metricsPort, metrics, sdkUrl: sdkPort ? `http://127.0.0.1:${sdkPort}/metrics` : undefined, log })
-    : undefined;
-  const { worker, connection } = await createJobWorker({ config, knex, client, log, inProcess: builtinImplementations, metrics, tracing });
-  const gateway = jobGatewayFor(client, config, metrics);
-  // Tests run several workers on their own task queues over one database: one reconciler must not take another's rows.
-  const reconciler = config.jobs.reconcilerEnabled ? startReconciler({ knex, gateway, log, metrics }) : undefined;
-  // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
-  const releaser = config.jobs.reconcilerEnabled ? slotReleaserFor({ knex, gateway, log, metrics, config }) : undefined;
-  const dispatcher = webhookDispatcherFor({ knex, client, config, log });
-  const { temporal: t, schedules: sc } = config;
-  const scheduleReconciler =
-    config.jobs.reconcilerEnabled && sc.reconcileSeconds > 0
-      ? startScheduleReconciler({
-          knex,
-          log,
-          everySeconds: sc.reconcileSeconds,
-          gateway: createScheduleGateway({ client, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
-        })
-      : undefined;
-  log.info({ taskQueue: config.temporal.taskQueue, metricsPort, tracing: Boolean(tracing) }, 'worker running');
-  if (!config.jobs.tokenKeys.length)
-    log.warn('JOB_TOKEN_KEYS is not set: dispatches carry no job token (docs/authorization.md, "Job tokens")');
+  const resources = await openResources({ config, log, poolName: 'mos-worker', tracing });
   try {
-    await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
+    const worker = await composeWorker(resources);
+    log.info({ taskQueue: config.temporal.taskQueue, metricsPort: config.workerMetrics.port, tracing: Boolean(tracing) }, 'worker running');
+    try {
+      await worker.run(); // the SDK shuts the worker down on SIGINT/SIGTERM
+    } finally {
+      await worker.close();
+    }
   } finally {
-    await reconciler?.stop();
-    await releaser?.stop();
-    await dispatcher?.stop();
-    await scheduleReconciler?.stop();
-    await connection.close();
-    await client.connection.close();
-    await metricsServer?.close();
-    await knex.destroy();
+    await resources.close();
     await tracing?.shutdown();
     log.info('worker stopped');
   }

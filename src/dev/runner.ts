@@ -1,36 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import type { WorkerOptions } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
-import { createKnex, migrateLatest } from '../db/knex';
-import { connectTemporalClient } from '../temporal/connection';
+import { migrateLatest } from '../db/knex';
+import { composeApi, composeWorker, openResources } from '../composition';
 import { startDevServer } from './temporal/dev-server';
 import { startTemporalServer } from './temporal/server';
-import { jobGatewayFor } from '../temporal/job-gateway';
-import { createJobWorker } from '../temporal/worker-factory';
-import { startReconciler } from '../temporal/reconciler';
-import { slotReleaserFor } from '../temporal/slot-releaser-factory';
-import { startScheduleReconciler } from '../temporal/schedule-reconciler';
-import { createScheduleGateway } from '../temporal/schedule-gateway';
-import { webhookDispatcherFor } from '../temporal/webhook-dispatcher';
-import { verifierFromConfig } from '../auth/verifier';
-import { createApp } from '../app';
-import { createHttpServer } from '../http/server';
-import { builtinImplementations } from '../../activities/in-process/registry';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import type { Tracing } from '../observability/tracing';
-import { ServiceMetrics } from '../observability/metrics';
-import { poolStats } from '../db/pool-stats';
-import { clientMetricsInterceptor } from '../temporal/client-metrics';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev-auth';
 import { loadDevSecretKeys } from './dev-secrets';
 import { parseSecretKeys } from '../secrets/secret-keys';
 import { createSecretBox } from '../secrets/secret-box';
-import { installTemporalRuntime } from '../temporal/runtime';
-import { serveWorkerMetrics } from '../observability/worker-metrics-server';
 import { startModelServer } from './model-server';
 
 /** Where `npm start` serves the model-server stand-in; a free port when it is taken. */
@@ -66,7 +49,8 @@ export interface DevRunner {
 /**
  * The whole service on one machine. Starts embedded Postgres when DATABASE_URL is unset, the Temporal dev
  * server (with its Web UI) when TEMPORAL_ADDRESS is unset, and a dev signing key when AUTH_JWKS_URL is unset;
- * then migrates and runs the API and the worker in this process. `stop` undoes all of it, newest first.
+ * then migrates and runs the API and the worker in this process (composed as every process composes them,
+ * src/composition.ts). `stop` undoes all of it, newest first.
  */
 export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunner> {
   const config = loadConfig(options.env);
@@ -139,83 +123,28 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       started.push('dev-secrets');
     }
 
-    // As the production worker does (src/worker-process.ts): the SDK's exporter is set before the worker's first connection.
-    const { port: metricsPort, sdkPort } = config.workerMetrics;
-    installTemporalRuntime({ prometheusAddress: metricsPort && sdkPort ? `127.0.0.1:${sdkPort}` : undefined });
+    const resources = await openResources({ config, log, poolName: 'mos-dev', tracing: options.tracing });
+    cleanups.push(() => resources.close());
+    await migrateLatest(resources.knex, createSecretBox(config.secretKeys));
 
-    const knex = createKnex(config.databaseUrl, { max: config.databasePoolMax, name: 'mos-dev' });
-    cleanups.push(() => knex.destroy());
-    await migrateLatest(knex, createSecretBox(config.secretKeys));
-
-    // One process, one registry: the API's /metrics shows the worker's series too.
-    const metrics = new ServiceMetrics({ pool: poolStats(knex) });
-    const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace, 30000, [
-      clientMetricsInterceptor(metrics),
-      ...(options.tracing?.clientInterceptors ?? []),
-    ]);
-    cleanups.push(() => temporal.connection.close());
-    const gateway = jobGatewayFor(temporal, config, metrics);
-    const sdkUrl = sdkPort ? `http://127.0.0.1:${sdkPort}/metrics` : undefined;
-    const workerMetrics = metricsPort ? await serveWorkerMetrics({ port: metricsPort, metrics, sdkUrl, log }) : undefined;
-    if (workerMetrics) cleanups.push(() => workerMetrics.close());
-
-    const { worker, connection } = await createJobWorker({
-      config,
-      knex,
-      client: temporal,
-      log,
-      inProcess: builtinImplementations,
-      workflowBundle: options.workflowBundle,
-      tracing: options.tracing,
-      metrics,
-    });
+    // One process, one registry of metrics: the API's /metrics shows the worker's series too.
+    const worker = await composeWorker({ ...resources, workflowBundle: options.workflowBundle });
     const workerRun = worker.run();
     cleanups.push(async () => {
-      // The SDK drains the worker by itself on SIGINT/SIGTERM.
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await worker.close();
       await workerRun;
-      await connection.close();
     });
-    const reconciler = startReconciler({ knex, gateway, log, metrics });
-    cleanups.push(() => reconciler.stop());
-    const releaser = slotReleaserFor({ knex, gateway, log, metrics, config });
-    cleanups.push(() => releaser.stop());
-    const dispatcher = webhookDispatcherFor({ knex, client: temporal, config, log });
-    cleanups.push(async () => dispatcher?.stop());
-    const t = config.temporal;
-    if (config.schedules.reconcileSeconds > 0) {
-      const scheduleReconciler = startScheduleReconciler({
-        knex,
-        log,
-        everySeconds: config.schedules.reconcileSeconds,
-        gateway: createScheduleGateway({ client: temporal, taskQueue: t.taskQueue, namespace: t.namespace, uiUrl: t.uiUrl }),
-      });
-      cleanups.push(() => scheduleReconciler.stop());
-    }
 
-    const verify = verifierFromConfig(config.auth, log);
-    const { app, close } = createApp({
-      config,
-      knex,
-      temporal,
-      gateway,
-      verify,
-      log,
-      metrics,
-      inProcessNames: Object.keys(builtinImplementations),
-      console: { devToken: adminToken },
-    });
-    cleanups.push(close);
-    const server: Server = createHttpServer(app, config.http).listen(config.port);
-    await new Promise((r) => server.once('listening', r));
-    cleanups.push(() => new Promise((r) => server.close(() => r())));
+    const api = composeApi({ ...resources, console: { devToken: adminToken } });
+    const server = await api.listen(config.port);
+    cleanups.push(() => api.close());
 
     return {
       apiUrl: `http://localhost:${(server.address() as { port: number }).port}`,
       temporalAddress: config.temporal.address,
       temporalUiUrl: config.temporal.uiUrl,
       adminToken,
-      workerMetricsUrl: workerMetrics?.url,
+      workerMetricsUrl: worker.metricsServer?.url,
       modelServerUrl: modelServer.url,
       started,
       stop,

@@ -13,6 +13,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import * as sa from '../../workflows/search-attributes';
 import type { ScheduledJobInput } from '../../workflows/schedule-definitions';
 import type { OverlapPolicy, ScheduleSpec } from '../shapes';
+import type { Config } from '../config';
 import {
   scheduleIdOf,
   SCHEDULE_ID_PREFIX,
@@ -223,4 +224,10 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
       return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/schedules/${encodeURIComponent(temporalScheduleIdFor(scheduleId))}`;
     },
   };
+}
+
+/** The schedule gateway as configured: task queue, namespace and UI link from the config. */
+export function scheduleGatewayFor(client: Client, config: Pick<Config, 'temporal'>): ScheduleGateway {
+  const { taskQueue, namespace, uiUrl } = config.temporal;
+  return createScheduleGateway({ client, taskQueue, namespace, uiUrl });
 }

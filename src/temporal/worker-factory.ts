@@ -17,6 +17,7 @@ import type { InProcessRegistry } from '../../activities/in-process/registry';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import { createJobSlots } from '../domain/job-slots';
 import { jobGatewayFor } from './job-gateway';
+import type { JobGateway } from '../domain/ports/job-gateway';
 import { ensureSearchAttributes } from './search-attributes';
 import type { Config } from '../config';
 import { installTemporalRuntime } from './runtime';
@@ -37,6 +38,8 @@ export interface WorkerDeps {
   client: Client;
   log: Logger;
   inProcess: InProcessRegistry;
+  /** The job gateway of the activities; one over `client` as the config says when omitted. */
+  gateway?: JobGateway;
   lambda?: LambdaClient;
   ecs?: ECSClient;
   /** A prebuilt workflow bundle (tests build one per run); bundled from workflows/ when omitted. */
@@ -64,7 +67,7 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     await connection.close();
     throw err;
   }
-  const gateway = jobGatewayFor(deps.client, config, deps.metrics);
+  const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
   const schemas = new UserSchemaCompiler();
   const slotDeps = { knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics };
   const activities = createActivities({

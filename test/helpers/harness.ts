@@ -11,22 +11,18 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import { loadConfig, Config } from '../../src/config';
 import { TEST_SECRET_KEYS } from './secret-keys';
 import { createKnex } from '../../src/db/knex';
-import { createApp } from '../../src/app';
-import { jobGatewayFor } from '../../src/temporal/job-gateway';
 import { JobGateway } from '../../src/domain/ports/job-gateway';
 import { createTokenVerifier, verifierFromConfig } from '../../src/auth/verifier';
-import { createJobWorker } from '../../src/temporal/worker-factory';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
 import { ServiceMetrics } from '../../src/observability/metrics';
 import { poolStats } from '../../src/db/pool-stats';
-import { clientMetricsInterceptor } from '../../src/temporal/client-metrics';
 import type { Tracing } from '../../src/observability/tracing';
 import { testEnv } from './test-env';
-import { createHttpServer } from '../../src/http/server';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 import { ContractChecker, contractMiddleware } from './contract';
 import { slotReleaserFor } from '../../src/temporal/slot-releaser-factory';
+import { composeApi, composeWorker, temporalClientInterceptors, type ApiParts, type WorkerParts } from '../../src/composition';
 
 export const PLATFORM_CLIENT = 'platform-app';
 export const ALL_SCOPES = ['admin'];
@@ -78,7 +74,7 @@ export function uid(prefix = 't'): string {
 export class Harness {
   worker?: Worker;
   private workerRun?: Promise<void>;
-  private workerConnection?: { close(): Promise<void> };
+  private workerParts?: WorkerParts;
   /** Responses that broke the OpenAPI document, by request id, until a test claims them. */
   /** The worker's own pool, as in production where it is another process. */
   private workerKnex?: Knex;
@@ -100,7 +96,8 @@ export class Harness {
     private readonly violations: Map<string, string[]>,
     /** The metrics of this harness's API (and of its in-process worker, as in one `npm start` process). */
     readonly metrics: ServiceMetrics,
-    private readonly closeApp: () => Promise<void>,
+    /** The API's parts: its `close` settles the app's job starts and `?wait=` reads, then closes the server. */
+    private readonly apiParts: Pick<ApiParts, 'close'>,
   ) {}
 
   /** Throws when the response with this request id contradicted the OpenAPI document. */
@@ -131,54 +128,55 @@ export class Harness {
     const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5, name: 'mos-test-api' });
     const connection = await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress });
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
-    const interceptors = [clientMetricsInterceptor(metrics), ...(options.tracing?.clientInterceptors ?? [])];
-    const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: interceptors } });
-    const gateway = jobGatewayFor(temporal, config, metrics);
+    const temporal = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      interceptors: { workflow: temporalClientInterceptors(metrics, options.tracing) },
+    });
     const idp = await TestIdp.create();
     const inProcess = options.inProcess ?? builtinImplementations;
     const remote = options.remoteIdp;
     const verify = remote
       ? verifierFromConfig({ ...config.auth, jwksUrl: remote.jwksUrl, issuer: remote.issuer, audience: remote.audience })
       : createTokenVerifier({ keys: idp.jwks(), issuer: ISSUER, audience: AUDIENCE });
-    const { app, router, finals, close } = createApp({
-      config,
-      knex,
-      temporal,
-      gateway,
-      verify,
-      log,
-      metrics,
-      inProcessNames: Object.keys(inProcess),
-      console: { devToken: options.consoleDevToken ? await idp.machine(PLATFORM_CLIENT, ALL_SCOPES) : undefined },
-    });
     // Every response of every integration test is checked against the document the service serves.
     const violations = new Map<string, string[]>();
     const checker = new ContractChecker(buildOpenApiDocument());
-    app.middleware.unshift(
-      contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)),
-    );
-    const server = createHttpServer(app, config.http).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
+    const api = composeApi({
+      config,
+      knex,
+      temporal,
+      log,
+      metrics,
+      tracing: options.tracing,
+      verify,
+      inProcessNames: Object.keys(inProcess),
+      console: { devToken: options.consoleDevToken ? await idp.machine(PLATFORM_CLIENT, ALL_SCOPES) : undefined },
+      outerMiddleware: [
+        contractMiddleware(checker, (problems, requestId) => violations.set(requestId ?? `unknown-${violations.size}`, problems)),
+      ],
+    });
+    const server = await api.listen(0, '127.0.0.1');
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     config.publicBaseUrl = baseUrl;
     const harness = new Harness(
       config,
       knex,
       temporal,
-      gateway,
+      api.gateway,
       idp,
       server,
       baseUrl,
       { ...options, inProcess },
-      router,
+      api.router,
       violations,
       metrics,
-      close,
+      api,
     );
-    harness.finals = finals;
+    harness.finals = api.finals;
     if (options.worker) await harness.startWorker();
     if (options.releaser) {
-      const releaser = slotReleaserFor({ knex, gateway, log, metrics, config, sweepMs: 3_600_000 });
+      const releaser = slotReleaserFor({ knex, gateway: api.gateway, log, metrics, config, sweepMs: 3_600_000 });
       await releaser.ready;
       harness.releaser = releaser;
     }
@@ -190,34 +188,40 @@ export class Harness {
       max: 5,
       name: 'mos-test-worker',
     });
-    const { worker, connection } = await createJobWorker({
+    const parts = await composeWorker({
       config: this.config,
       knex: this.workerKnex,
-      client: this.temporal,
+      temporal: this.temporal,
       log: this.options.workerLog ?? pino({ level: 'silent' }),
+      metrics: this.metrics,
+      tracing: this.options.tracing,
       inProcess: this.options.inProcess!,
       lambda: this.options.lambda,
       ecs: this.options.ecs,
       // With tracing, the worker bundles workflows/ itself, adding the tracing workflow interceptors.
       workflowBundle: this.options.tracing ? undefined : { codePath: testEnv.workflowBundlePath },
-      metrics: this.metrics,
-      tracing: this.options.tracing,
       activityInterceptors: this.options.activityInterceptors,
       // Tests provoke activity failures on purpose; the SDK would log each one.
       sdkLogLevel: 'ERROR',
+      // Tests share one database across task queues: another file's rows are not this worker's to reconcile or
+      // dispatch (the `releaser` option runs a releaser on notifications only). Nor does it serve /metrics.
+      loops: false,
+      serveMetrics: false,
     });
-    this.worker = worker;
-    this.workerConnection = connection;
-    this.workerRun = worker.run();
+    this.worker = parts.worker;
+    this.workerParts = parts;
+    this.workerRun = parts.run();
   }
 
   async stopWorker(): Promise<void> {
-    if (!this.worker) return;
-    if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
-    await this.workerRun;
-    await this.workerConnection?.close();
-    await this.workerKnex?.destroy();
+    if (!this.workerParts) return;
+    const { workerParts, workerRun, workerKnex } = this;
+    this.workerParts = undefined;
     this.worker = undefined;
+    await workerParts.close();
+    await workerKnex?.destroy();
+    // A worker that failed fails the test that stops it.
+    await workerRun;
   }
 
   /** Admin machine token of the platform client: every permission, every tenant. */
@@ -255,8 +259,7 @@ export class Harness {
   async stop(): Promise<void> {
     await this.releaser?.stop();
     await this.stopWorker();
-    await this.closeApp();
-    await new Promise((r) => this.server.close(r));
+    await this.apiParts.close();
     await this.temporal.connection.close();
     await this.knex.destroy();
     // Responses to requests made around api() (raw fetch, the typed client) are checked too.
