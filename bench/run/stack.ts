@@ -1,0 +1,134 @@
+import { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import pino from 'pino';
+import { generateKeyPair, exportJWK, createLocalJWKSet, SignJWT } from 'jose';
+import { loadConfig } from '../../src/config';
+import { createKnex, migrateLatest } from '../../src/db/knex';
+import { startDevServer } from '../../src/dev/temporal/dev-server';
+import { startTemporalServer } from '../../src/dev/temporal/server';
+import { connectTemporalClient } from '../../src/temporal/connection';
+import { createJobGateway } from '../../src/temporal/job-gateway';
+import { createJobWorker } from '../../src/temporal/worker-factory';
+import { createTokenVerifier } from '../../src/auth/verifier';
+import { createApp } from '../../src/app';
+import { builtinImplementations } from '../../activities/in-process/registry';
+import { startBareWorker, startBareHttp } from '../baselines';
+import { ADMIN_URL, ONLY, POOL, TEMPORAL } from './options';
+
+/** What a started part of the stack needs to stop, run in reverse order of the starts. */
+export type Stops = (() => Promise<unknown>)[];
+
+/** The bench's database, its Temporal server (`--temporal`), a pool and a client on them, and the service's config. */
+export async function startStack() {
+  const stamp = `${process.pid}`;
+  const dbName = `mos_bench_${stamp}`;
+  const admin = knexFactory({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${dbName}`);
+  const dbUrl = new URL(ADMIN_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const server =
+    TEMPORAL === 'server'
+      ? await startTemporalServer({
+          postgresUrl: ADMIN_URL,
+          databasePrefix: `mos_bench_temporal_${stamp}`,
+          workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-')),
+          headless: true,
+        })
+      : await startDevServer({ headless: true });
+  const knex = createKnex(dbUrl.toString(), { max: POOL });
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_TASK_QUEUE: 'bench',
+    MACHINE_CLIENTS: '{"bench":{"access":"platform"}}',
+    AUTH_ISSUER: 'bench',
+    LOG_LEVEL: 'silent',
+    // The tenant's job bucket is taken on every init (its cost is measured) but never runs dry (--inits N per round).
+    TENANT_JOBS_BURST: '1000000',
+  });
+  const log = pino({ level: 'silent' });
+  const temporal = await connectTemporalClient(server.address, 'default');
+  return { stamp, dbName, admin, dbUrl, server, knex, config, log, temporal };
+}
+export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/** Closes the client and the pool, stops the Temporal server and drops the databases (the bench's and the server's). */
+export async function stopStack({ temporal, knex, server, admin, dbName }: Stack) {
+  await temporal.connection.close();
+  await knex.destroy();
+  await server.stop();
+  await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  if ('databases' in server)
+    for (const db of [server.databases.main, server.databases.visibility]) await admin.raw(`drop database if exists "${db}" with (force)`);
+  await admin.destroy();
+}
+
+/**
+ * The service in this process: its schema migrated, a key pair and the bench's platform token, the API on a free
+ * port and a job worker on the `bench` task queue.
+ */
+export async function startService({ knex, config, log, temporal }: Stack, stops: Stops) {
+  await migrateLatest(knex);
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench' };
+  const token = await new SignJWT({ client_id: 'bench', scope: 'platform/admin' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+    .setIssuer('bench')
+    .setExpirationTime('2h')
+    .sign(privateKey);
+  const keys = createLocalJWKSet({ keys: [jwk] });
+  const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
+  const verify = createTokenVerifier({ keys, issuer: 'bench' });
+  const { app } = createApp({ config, knex, temporal, gateway, verify, log, inProcessNames: Object.keys(builtinImplementations) });
+  const http = app.listen(0, '127.0.0.1');
+  await new Promise((r) => http.once('listening', r));
+  stops.push(
+    () =>
+      new Promise((r) => {
+        http.closeAllConnections();
+        http.close(r);
+      }),
+  );
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const departure = new Date(Date.now() + 86400000).toISOString();
+  config.publicBaseUrl = base;
+  const { worker, connection } = await createJobWorker({
+    config,
+    knex,
+    client: temporal,
+    log,
+    inProcess: builtinImplementations,
+    sdkLogLevel: 'ERROR',
+  });
+  const workerRun = worker.run();
+  stops.push(async () => {
+    worker.shutdown();
+    await workerRun;
+    await connection.close();
+  });
+  return { privateKey, keys, token, base, departure };
+}
+export type Service = Awaited<ReturnType<typeof startService>>;
+
+/** The bare baselines (bench/baselines.ts): a bare worker and a bare HTTP handler; none with `--only service`. */
+export async function startBaselines({ server, temporal, dbUrl }: Stack, { keys }: Service, stops: Stops) {
+  const bare = ONLY === 'service' ? undefined : await startBareWorker(server.address, temporal);
+  if (bare) stops.push(() => bare.stop());
+  const bareHttp = ONLY === 'service' ? undefined : await startBareHttp(dbUrl.toString(), keys, 'bench');
+  if (bareHttp) stops.push(() => bareHttp.stop());
+  return bare && bareHttp && { worker: bare, http: bareHttp };
+}
+export type Baselines = Awaited<ReturnType<typeof startBaselines>>;
+
+/** Stops what was started, last first, before the phases that start their own processes. */
+export async function stopAll(stops: Stops) {
+  for (const stop of stops.reverse()) await stop();
+  stops.length = 0;
+}
+
+/** Stops what is still running after a failure, last first, each stop's own failure ignored. */
+export async function stopRest(stops: Stops) {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+}
