@@ -12,11 +12,10 @@ import { startDevServer } from '../src/dev/temporal/dev-server';
 import { startTemporalServer } from '../src/dev/temporal/server';
 import { WITHOUT_FAIRNESS, withoutFairnessOn } from '../src/dev/temporal/server-tuning';
 import { connectTemporalClient } from '../src/temporal/connection';
-import { jobGatewayFor } from '../src/temporal/job-gateway';
-import { createJobWorker } from '../src/temporal/worker-factory';
 import { createTokenVerifier } from '../src/auth/verifier';
-import { createApp } from '../src/app';
-import { builtinImplementations } from '../activities/in-process/registry';
+import { composeApi, composeWorker } from '../src/composition';
+import { ServiceMetrics } from '../src/observability/metrics';
+import { poolStats } from '../src/db/pool-stats';
 import { httpCaller, load, percentile } from './http-load';
 
 /**
@@ -138,32 +137,16 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     });
     const log = pino({ level: 'silent' });
     const temporal = await connectTemporalClient(server.address, 'default');
-    const gateway = jobGatewayFor(temporal, config);
-    const verify = createTokenVerifier({ keys: o.keys, issuer: 'bench' });
-    // The API and the worker each with a pool of their own, as the separate processes of a deployment have.
+    // The API and the worker each with a pool of their own, as the separate processes of a deployment have, composed
+    // as those processes compose them (src/composition.ts).
     const apiKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-api` });
     const workerKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-worker` });
-    const { app, close } = createApp({
-      config,
-      knex: apiKnex,
-      temporal,
-      gateway,
-      verify,
-      log,
-      inProcessNames: Object.keys(builtinImplementations),
-    });
-    const http = app.listen(0, '127.0.0.1');
-    await new Promise((r) => http.once('listening', r));
+    const resourcesOf = (knex: Knex) => ({ config, knex, temporal, log, metrics: new ServiceMetrics({ pool: poolStats(knex) }) });
+    const api = composeApi({ ...resourcesOf(apiKnex), verify: createTokenVerifier({ keys: o.keys, issuer: 'bench' }) });
+    const http = await api.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     config.publicBaseUrl = base;
-    const { worker, connection } = await createJobWorker({
-      config,
-      knex: workerKnex,
-      client: temporal,
-      log,
-      inProcess: builtinImplementations,
-      sdkLogLevel: 'ERROR',
-    });
+    const worker = await composeWorker({ ...resourcesOf(workerKnex), sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
     const run = worker.run();
     const admin = await sign({ client_id: 'bench', scope: 'platform/admin' });
     const model = `noisy-${name}`;
@@ -197,11 +180,9 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       tenants: { flood, quiet },
       async stop() {
         http.closeAllConnections();
-        await new Promise((r) => http.close(r));
-        await close();
-        worker.shutdown();
+        await api.close();
+        await worker.close();
         await run;
-        await connection.close();
         await temporal.connection.close();
         await apiKnex.destroy();
         await workerKnex.destroy();

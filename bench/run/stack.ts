@@ -1,4 +1,4 @@
-import { AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,10 +11,10 @@ import { startDevServer } from '../../src/dev/temporal/dev-server';
 import { startTemporalServer } from '../../src/dev/temporal/server';
 import { connectTemporalClient } from '../../src/temporal/connection';
 import { createJobGateway } from '../../src/temporal/job-gateway';
-import { createJobWorker } from '../../src/temporal/worker-factory';
 import { createTokenVerifier } from '../../src/auth/verifier';
-import { createApp } from '../../src/app';
-import { builtinImplementations } from '../../activities/in-process/registry';
+import { composeApi, composeWorker } from '../../src/composition';
+import { ServiceMetrics } from '../../src/observability/metrics';
+import { poolStats } from '../../src/db/pool-stats';
 import { startBareWorker, startBareHttp } from '../baselines';
 import { ADMIN_URL, ONLY, POOL, TEMPORAL } from './options';
 
@@ -79,34 +79,20 @@ export async function startService({ knex, config, log, temporal }: Stack, stops
     .setExpirationTime('2h')
     .sign(privateKey);
   const keys = createLocalJWKSet({ keys: [jwk] });
+  // The service as its processes compose it (src/composition.ts), with the bench's key, task queue and deadline.
+  const resources = { config, knex, temporal, log, metrics: new ServiceMetrics({ pool: poolStats(knex) }) };
   const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
-  const verify = createTokenVerifier({ keys, issuer: 'bench' });
-  const { app } = createApp({ config, knex, temporal, gateway, verify, log, inProcessNames: Object.keys(builtinImplementations) });
-  const http = app.listen(0, '127.0.0.1');
-  await new Promise((r) => http.once('listening', r));
-  stops.push(
-    () =>
-      new Promise((r) => {
-        http.closeAllConnections();
-        http.close(r);
-      }),
-  );
+  const api = composeApi({ ...resources, gateway, verify: createTokenVerifier({ keys, issuer: 'bench' }) });
+  const http = await api.listen(0, '127.0.0.1');
+  stops.push(() => api.close());
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const departure = new Date(Date.now() + 86400000).toISOString();
   config.publicBaseUrl = base;
-  const { worker, connection } = await createJobWorker({
-    config,
-    knex,
-    client: temporal,
-    log,
-    inProcess: builtinImplementations,
-    sdkLogLevel: 'ERROR',
-  });
+  const worker = await composeWorker({ ...resources, gateway, sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
   const workerRun = worker.run();
   stops.push(async () => {
-    worker.shutdown();
+    await worker.close();
     await workerRun;
-    await connection.close();
   });
   return { privateKey, keys, token, base, departure };
 }
