@@ -35,7 +35,9 @@ describe('graceful drain of the API on SIGTERM', () => {
       AUTH_ISSUER: ISSUER,
       AUTH_AUDIENCE: AUDIENCE,
       MACHINE_CLIENTS: JSON.stringify({ ops: { access: 'platform' } }),
-      SHUTDOWN_DELAY_SECONDS: '1',
+      // The load balancer's window: its poll (every 50 ms below) must see the 503 before the listener closes, with
+      // room for a loaded machine (at 1 s, a CI run's burst was still sending when the listener closed).
+      SHUTDOWN_DELAY_SECONDS: '3',
       SHUTDOWN_TIMEOUT_SECONDS: '20',
       // More connections than the suite's usual 4: four requests hold one each on the lock while the burst needs its own.
       DATABASE_POOL_MAX: '8',
@@ -106,7 +108,7 @@ describe('graceful drain of the API on SIGTERM', () => {
           const refused = await call('GET', '/v2/health/live');
           return 'error' in refused && refused.error.includes('ECONNREFUSED');
         },
-        5000,
+        10000,
         'the API to stop accepting',
       );
       expect(api.exitCode).toBeNull();
