@@ -177,6 +177,7 @@ export function createApp(deps: AppDeps): {
       limits: deps.config.schedules,
       gateway: scheduleGatewayFor(deps.temporal, deps.config),
       fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, log }),
+      admission,
     }),
   );
 

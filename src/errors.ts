@@ -92,11 +92,16 @@ export interface LimitDecision {
 
 /** A token bucket is empty: 429 with Retry-After and the RateLimit headers, the message naming the limit. */
 export class RateLimitedError extends ServiceError {
-  constructor(readonly decision: LimitDecision) {
+  /** `needed`: the tokens the request asked for at once (a backfill's fires), when more than one. */
+  constructor(
+    readonly decision: LimitDecision,
+    needed?: { count: number; what: string },
+  ) {
     const limit = decision.policy === 'jobs' ? 'jobs_per_second' : 'requests_per_second';
+    const asked = needed ? `${needed.what} starts ${needed.count} jobs and ${decision.remaining} fit now; ` : '';
     super(
       'rate_limited',
-      `${limit} exceeded for ${decision.holder}: ${decision.rate} per second with a burst of ${decision.burst}; retry in ${decision.resetSeconds} s`,
+      `${limit} exceeded for ${decision.holder}: ${asked}${decision.rate} per second with a burst of ${decision.burst}; retry in ${decision.resetSeconds} s`,
     );
   }
 }

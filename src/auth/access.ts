@@ -1,6 +1,16 @@
-import type { Principal } from './principal';
+import type { MachinePrincipal, Principal } from './principal';
 
 const JOB_TOKEN_REACH = 'a job token reaches only the completion route of its own job';
+
+/**
+ * The tenants a tenant machine client acts for: those listed for it in MACHINE_CLIENTS, and without scope `admin`
+ * only the one its `client_id` names (spec part 5: the claim must equal the tenant). One rule for the tenant routes,
+ * job reads and job searches, so no route shows what another refuses.
+ */
+function machineTenants(principal: MachinePrincipal): string[] {
+  const listed = principal.access?.access === 'tenant' ? principal.access.tenants : [];
+  return principal.admin ? listed : listed.filter((t) => t === principal.clientId);
+}
 
 /** Whether the principal may act on tenant `clientId` through a route under /v2/clients/{client_id}/... */
 export function tenantAccessProblem(principal: Principal, clientId: string): string | undefined {
@@ -13,7 +23,7 @@ export function tenantAccessProblem(principal: Principal, clientId: string): str
   if (!access) return `machine client ${principal.clientId} is not configured for any tenant`;
   if (access.access === 'platform') return undefined;
   if (!access.tenants.includes(clientId)) return `machine client ${principal.clientId} has no access to tenant ${clientId}`;
-  if (principal.clientId !== clientId && !principal.admin) {
+  if (!machineTenants(principal).includes(clientId)) {
     return `token client_id ${principal.clientId} does not match tenant ${clientId}`;
   }
   return undefined;
@@ -29,16 +39,19 @@ export function globalAccessProblem(principal: Principal): string | undefined {
 }
 
 /**
- * Resources that span every tenant (platform-wide webhooks receive every tenant's events): platform machine clients
- * and users in group `admin`. Scope `admin` grants operations, never reach, so a token bound to tenants is refused.
+ * What every tenant shares or what spans every tenant (docs/authorization.md, "Platform-only"): the model registry's
+ * writes and the jobs of no tenant, tenants and their limits, platform-wide webhooks. Platform machine clients and
+ * users in group `admin` only: scope `admin` grants operations, never reach, so a token bound to tenants is refused.
  */
 export function platformAccessProblem(principal: Principal): string | undefined {
   if (principal.kind === 'job') return JOB_TOKEN_REACH;
   if (principal.kind === 'human') {
-    return principal.groups.includes('admin') ? undefined : 'this resource spans every tenant: it needs group admin, not only scope admin';
+    return principal.groups.includes('admin')
+      ? undefined
+      : 'this changes what every tenant shares or spans every tenant: it needs group admin, not only scope admin';
   }
   if (principal.access?.access === 'platform') return undefined;
-  return `machine client ${principal.clientId} is bound to tenants; this resource spans every tenant`;
+  return `machine client ${principal.clientId} is bound to tenants; this changes what every tenant shares or spans every tenant`;
 }
 
 /** Jobs of a tenant are visible to that tenant's callers; jobs of no tenant only to platform clients and admins. */
@@ -49,10 +62,9 @@ export function canSeeJob(principal: Principal, jobClientId: string | null): boo
     if (principal.groups.includes('admin')) return true;
     return jobClientId !== null && principal.groups.includes(`client:${jobClientId}`);
   }
-  const access = principal.access;
-  if (!access) return false;
-  if (access.access === 'platform') return true;
-  return jobClientId !== null && access.tenants.includes(jobClientId);
+  if (!principal.access) return false;
+  if (principal.access.access === 'platform') return true;
+  return jobClientId !== null && machineTenants(principal).includes(jobClientId);
 }
 
 /** Tenants a list of clients is narrowed to; undefined means every tenant. */
@@ -63,5 +75,5 @@ export function visibleTenants(principal: Principal): string[] | undefined {
     return principal.groups.filter((g) => g.startsWith('client:')).map((g) => g.slice('client:'.length));
   }
   if (principal.access?.access === 'platform') return undefined;
-  return principal.access?.tenants ?? [];
+  return machineTenants(principal);
 }

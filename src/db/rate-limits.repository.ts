@@ -27,3 +27,13 @@ export async function takeToken(db: Db, bucket: string, rate: number, burst: num
   );
   return rows[0];
 }
+
+/** Tokens a bucket holds now (a bucket never used is full), without taking one or writing anything. */
+export async function bucketLevel(db: Db, bucket: string, rate: number, burst: number): Promise<number> {
+  const { rows } = await db.raw<{ rows: { tokens: number }[] }>(
+    `SELECT least(:burst::float8, b.tokens + greatest(0, extract(epoch from statement_timestamp() - b.refilled_at)) * :rate::float8) AS tokens
+     FROM rate_limit_buckets b WHERE b.bucket = :bucket`,
+    { bucket, rate, burst },
+  );
+  return rows[0]?.tokens ?? burst;
+}

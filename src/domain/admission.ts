@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/types';
 import { findClient } from '../db/clients.repository';
-import { takeToken, type BucketState } from '../db/rate-limits.repository';
+import { bucketLevel, takeToken, type BucketState } from '../db/rate-limits.repository';
 import { actorOf, type Principal } from '../auth/principal';
 import { visibleTenants } from '../auth/access';
-import { RateLimitedError, type LimitDecision } from '../errors';
+import { RateLimitedError, UnprocessableError, type LimitDecision } from '../errors';
 import type { ServiceMetrics } from '../observability/metrics';
 import { effectiveLimits, tenantClass, type LimitDefaults, type LimitsOverride, type TenantLimits } from './limits';
 
@@ -33,6 +33,11 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
 
   async function take(db: Db, policy: LimitDecision['policy'], bucket: string, holder: string, rate: number, burst: number) {
     return decision(policy, holder, await takeToken(db, bucket, rate, burst), rate, burst);
+  }
+
+  async function tenantLimits(db: Db, clientId: string | null): Promise<{ limits: TenantLimits; override: LimitsOverride | null }> {
+    const override = clientId ? ((await findClient(db, clientId))?.limits ?? null) : null;
+    return { limits: effectiveLimits(defaults, override), override };
   }
 
   return {
@@ -69,20 +74,46 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
       trx: Db,
       clientId: string | null,
     ): Promise<{ limits: TenantLimits; override: LimitsOverride | null; decision?: LimitDecision }> {
-      const override = clientId ? ((await findClient(trx, clientId))?.limits ?? null) : null;
-      const limits = effectiveLimits(defaults, override);
+      const { limits, override } = await tenantLimits(trx, clientId);
       if (!clientId || limits.jobs_per_second <= 0) return { limits, override };
-      // A bucket per policy: a changed override (or its removal) takes effect at once with a full bucket of the new
-      // burst, instead of refilling, at the new rate, what the old policy emptied.
-      const bucket = `jobs:tenant:${clientId}:${limits.jobs_per_second}/${limits.burst}`;
-      const d = await take(trx, 'jobs', bucket, `tenant ${clientId}`, limits.jobs_per_second, limits.burst);
+      const d = await take(trx, 'jobs', jobBucket(clientId, limits), `tenant ${clientId}`, limits.jobs_per_second, limits.burst);
       if (!d.allowed) {
         metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
         throw new RateLimitedError(d);
       }
       return { limits, override, decision: d };
     },
+
+    /**
+     * Refuses at once what asks `count` of `clientId`'s jobs when its bucket cannot hold them now (429, with the
+     * count) or ever (422: more than the burst), taking nothing: a schedule's trigger or backfill is answered when it
+     * is asked, and its fires then take their tokens one by one as they run (src/domain/schedule-fires.ts).
+     */
+    async assertRoom(clientId: string | null, count: number, what: string): Promise<void> {
+      const { limits, override } = await tenantLimits(deps.knex, clientId);
+      if (!clientId || limits.jobs_per_second <= 0 || count <= 0) return;
+      const { jobs_per_second: rate, burst } = limits;
+      if (count > burst) {
+        throw new UnprocessableError(
+          `${what} starts ${count} jobs, more than tenant ${clientId}'s burst of ${burst}: split it into parts of at most ${burst}`,
+        );
+      }
+      const tokens = await bucketLevel(deps.knex, jobBucket(clientId, limits), rate, burst);
+      if (tokens >= count) return;
+      const state = { allowed: false, tokens };
+      const refused = { ...decision('jobs', `tenant ${clientId}`, state, rate, burst), resetSeconds: Math.ceil((count - tokens) / rate) };
+      metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
+      throw new RateLimitedError(refused, { count, what });
+    },
   };
+}
+
+/**
+ * A bucket per policy: a changed override (or its removal) takes effect at once with a full bucket of the new
+ * burst, instead of refilling, at the new rate, what the old policy emptied.
+ */
+function jobBucket(clientId: string, limits: TenantLimits): string {
+  return `jobs:tenant:${clientId}:${limits.jobs_per_second}/${limits.burst}`;
 }
 
 export type Admission = ReturnType<typeof createAdmission>;

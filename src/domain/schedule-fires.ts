@@ -6,7 +6,7 @@ import * as models from '../db/models.repository';
 import * as schedules from '../db/schedules.repository';
 import * as jobsRepo from '../db/jobs.repository';
 import { deterministicUuid } from '../ids';
-import { ServiceError, ConflictError, UnprocessableError } from '../errors';
+import { ServiceError, ConflictError, RateLimitedError, UnprocessableError } from '../errors';
 import { TRAINABLE_STATUSES } from './version-status';
 import { requireModel, requireVersion } from './lookups';
 import { recordCancellation } from './job-outcomes';
@@ -163,6 +163,7 @@ export function createScheduleFires(deps: {
         return { job };
       } catch (err) {
         if (isRuleRefusal(err)) return { reason: err.message };
+        if (err instanceof RateLimitedError) return { reason: `the fire would wait for the tenant's job bucket: ${err.message}` };
         throw err;
       }
     },

@@ -14,6 +14,7 @@ import { ScheduleSpecRefused, type ScheduleDefinition, type ScheduleGateway } fr
 import { assertValidSpec, fireTimes } from './schedule-spec';
 import { toSchedule } from './schedule-views';
 import type { ScheduleFires } from './schedule-fires';
+import type { Admission } from './admission';
 import { assertClientActive, requireClient } from './lookups';
 import { UNATTRIBUTED, type ChangeContext } from './dry-run';
 import { scheduleEvents } from './events/schedule-events';
@@ -66,6 +67,8 @@ export function createSchedulesService(deps: {
   fires: Pick<ScheduleFires, 'preview'>;
   limits: ScheduleLimits;
   log: Logger;
+  /** The tenant's job bucket: a trigger or backfill it cannot hold is refused when asked; none: no limit. */
+  admission?: Pick<Admission, 'assertRoom'>;
 }) {
   const { knex, gateway, limits } = deps;
 
@@ -287,7 +290,8 @@ export function createSchedulesService(deps: {
 
     /** One fire now, through Temporal; its nominal time is when Temporal takes it. */
     async trigger(scope: ScheduleScope, scheduleId: string, overlap: OverlapPolicy = 'allow_all') {
-      await visible(scope, scheduleId);
+      const row = await visible(scope, scheduleId);
+      await deps.admission?.assertRoom(row.client_id, 1, 'the trigger');
       await temporal(() => gateway.trigger(scheduleId, overlap));
       return { schedule_id: scheduleId, kind: 'trigger' as const, overlap, nominal_times: null };
     },
@@ -311,6 +315,7 @@ export function createSchedulesService(deps: {
           `start_at..end_at holds more than ${limits.maxBackfillFires} fires, the most one backfill takes (SCHEDULE_MAX_BACKFILL_FIRES); split the range`,
         );
       }
+      await deps.admission?.assertRoom(row.client_id, times.length, 'the backfill');
       const overlap = body.overlap ?? 'allow_all';
       await temporal(() => gateway.backfill(scheduleId, start, last, overlap));
       return { schedule_id: scheduleId, kind: 'backfill' as const, overlap, nominal_times: times.map((t) => t.toISOString()) };

@@ -103,9 +103,9 @@ function operationDescription(op: Operation): string {
       : `permission \`${op.permission}\` (scope \`platform/${op.permission}\`, or \`admin\`)`;
   const tenancy: Record<string, string> = {
     tenant: 'the caller must reach the `{client_id}` of the path',
-    global: 'platform clients and users only; tenant clients get 403',
+    global: 'a read of the shared model registry: platform clients and users only; tenant clients get 403',
     platform:
-      'it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`',
+      'it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`',
     job: "checked against the job's tenant; a job the caller may not see is a 404",
     clients: 'the answer holds only what belongs to the tenants the caller may see',
     public: '',

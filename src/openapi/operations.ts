@@ -5,9 +5,10 @@ import { UUID_PATTERN } from './schemas/common';
 /**
  * How a route is checked for tenant access:
  * - tenant: the {client_id} path segment must be reachable by the caller.
- * - global: the model registry; platform machine clients and users only.
- * - platform: what spans every tenant (platform-wide webhooks); platform machine clients and users in group
- *   `admin` only: scope `admin` on a token bound to tenants grants no reach beyond them.
+ * - global: reads of the model registry; platform machine clients and users only.
+ * - platform: what every tenant shares or what spans every tenant (the registry's writes and the jobs of no tenant,
+ *   tenants and their limits, platform-wide webhooks); platform machine clients and users in group `admin` only:
+ *   scope `admin` on a token bound to tenants grants no reach beyond them.
  * - job: a global path whose job belongs to a tenant; checked against the job (404 when hidden).
  * - clients: the tenant list, narrowed to what the caller may see.
  * - public: no token.
@@ -100,7 +101,7 @@ export const DRY_RUN_QUERY = {
  */
 function scheduleOperations(
   base: string,
-  tenancy: Tenancy,
+  tenancy: { read: Tenancy; write: Tenancy },
   perm: { read: Operation['permission']; write: Operation['permission'] },
   kind: string,
   what: string,
@@ -115,7 +116,7 @@ function scheduleOperations(
     id,
     method,
     path,
-    tenancy,
+    tenancy: method === 'GET' ? tenancy.read : tenancy.write,
     ...rest,
   });
   return [
@@ -378,7 +379,7 @@ export const OPERATIONS: Operation[] = [
     method: 'PUT',
     path: C,
     permission: 'admin',
-    tenancy: 'tenant',
+    tenancy: 'platform',
     summary: 'Create or update a tenant (201 created, 200 updated)',
     body: 'UpsertClientRequest',
     response: 'Client',
@@ -399,7 +400,7 @@ export const OPERATIONS: Operation[] = [
     method: 'PUT',
     path: `${C}/new_status`,
     permission: 'admin',
-    tenancy: 'tenant',
+    tenancy: 'platform',
     summary: 'Activate or suspend a tenant',
     body: 'ClientStatusRequest',
     response: 'Client',
@@ -756,7 +757,7 @@ export const OPERATIONS: Operation[] = [
     method: 'POST',
     path: '/v2/models',
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Register a model with its first version',
     body: 'CreateModelRequest',
     response: 'ModelEnvelope',
@@ -790,7 +791,7 @@ export const OPERATIONS: Operation[] = [
     method: 'PUT',
     path: M,
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: "Change a model's description, metadata, handlers or contracts",
     body: 'UpdateModelRequest',
     response: 'ModelEnvelope',
@@ -803,7 +804,7 @@ export const OPERATIONS: Operation[] = [
     method: 'POST',
     path: `${M}/versions`,
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Create a version with its frozen feature contract',
     body: 'CreateVersionRequest',
     response: 'ModelVersion',
@@ -849,7 +850,7 @@ export const OPERATIONS: Operation[] = [
     method: 'PUT',
     path: `${V}/new_status`,
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: "Set a version's status (see the transition table)",
     body: 'VersionStatusRequest',
     response: 'ModelVersion',
@@ -862,7 +863,7 @@ export const OPERATIONS: Operation[] = [
     method: 'POST',
     path: `${V}/train`,
     permission: 'train_model',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Start a training job; the version moves to training',
     body: 'JobStartRequest',
     response: 'JobAccepted',
@@ -875,7 +876,7 @@ export const OPERATIONS: Operation[] = [
     method: 'POST',
     path: `${V}/infer`,
     permission: 'run_inference',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Start a direct inference job',
     body: 'JobStartRequest',
     response: 'JobAccepted',
@@ -984,7 +985,7 @@ export const OPERATIONS: Operation[] = [
     method: 'POST',
     path: `${M}/event-subscriptions`,
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Subscribe a target action to an event of this model',
     body: 'CreateSubscriptionRequest',
     response: 'Subscription',
@@ -1018,7 +1019,7 @@ export const OPERATIONS: Operation[] = [
     method: 'PUT',
     path: `${M}/event-subscriptions/{subscription_id}/new_status`,
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Re-activate (re-validated) or disable a subscription',
     body: 'SubscriptionStatusRequest',
     response: 'Subscription',
@@ -1030,7 +1031,7 @@ export const OPERATIONS: Operation[] = [
     method: 'DELETE',
     path: `${M}/event-subscriptions/{subscription_id}`,
     permission: 'write_models',
-    tenancy: 'global',
+    tenancy: 'platform',
     summary: 'Disable a subscription (kept for the jobs it started)',
     response: 'Subscription',
     status: 200,
@@ -1043,21 +1044,21 @@ export const OPERATIONS: Operation[] = [
 
   ...scheduleOperations(
     `${C}/schedules`,
-    'tenant',
+    { read: 'tenant', write: 'tenant' },
     { read: 'client_read', write: 'run_inference' },
     '',
     "a tenant's services (re-scoring)",
   ),
   ...scheduleOperations(
     '/v2/training-schedules',
-    'global',
+    { read: 'global', write: 'platform' },
     { read: 'read_models', write: 'train_model' },
     'Training',
     'training of model versions',
   ),
   ...scheduleOperations(
     '/v2/inference-schedules',
-    'global',
+    { read: 'global', write: 'platform' },
     { read: 'read_models', write: 'run_inference' },
     'Inference',
     'direct inference of model versions',

@@ -10,6 +10,7 @@ import { createSecretBox } from '../secrets/secret-box';
 import { createScheduleActivities } from '../../activities/schedules';
 import { createScheduleFires } from '../domain/schedule-fires';
 import { createJobsService } from '../domain/jobs';
+import { createAdmission } from '../domain/admission';
 import { createServicesService } from '../domain/services';
 import { createJobRuns } from '../domain/job-runs';
 import { FeatureRules } from '../domain/features';
@@ -70,9 +71,10 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
   const schemas = new UserSchemaCompiler();
   const slotDeps = { knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics };
+  const slots = createJobSlots({ ...slotDeps, defaults: config.limits, perTenantMetrics: config.metricsPerTenant });
   const activities = createActivities({
     ...slotDeps,
-    slots: createJobSlots({ ...slotDeps, defaults: config.limits, perTenantMetrics: config.metricsPerTenant }),
+    slots,
     perTenantMetrics: config.metricsPerTenant,
     clients: {
       lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
@@ -86,7 +88,22 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     maxCascadeDepth: config.jobs.maxCascadeDepth,
     secrets: createSecretBox(config.secretKeys),
   });
-  const jobs = createJobsService({ knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics, completionWaitSeconds: 0 });
+  // A schedule's fires are the tenant's jobs like any other: they take its bucket's tokens and keep to its cap.
+  const jobs = createJobsService({
+    knex: deps.knex,
+    gateway,
+    schemas,
+    log: deps.log,
+    metrics: deps.metrics,
+    completionWaitSeconds: 0,
+    admission: createAdmission({
+      knex: deps.knex,
+      defaults: config.limits,
+      metrics: deps.metrics,
+      perTenantMetrics: config.metricsPerTenant,
+    }),
+    slots,
+  });
   const runs = createJobRuns({
     knex: deps.knex,
     log: deps.log,

@@ -50,10 +50,15 @@ export async function addVersion(h: Harness, modelId: string, version: string, f
 }
 
 /** A tenant with one domain, optionally active and with a default assignment to `modelId`. */
-export async function tenantWithDomain(h: Harness, options: { features?: unknown[]; active?: boolean; modelId?: string } = {}) {
-  const clientId = uid('client');
+export async function tenantWithDomain(
+  h: Harness,
+  options: { features?: unknown[]; active?: boolean; modelId?: string; clientId?: string } = {},
+) {
+  const clientId = options.clientId ?? uid('client');
   const domainId = uid('domain');
-  expectStatus(await h.api('PUT', `/v2/clients/${clientId}`, { body: { name: clientId } }), 201, 'create client');
+  // A named tenant may hold several domains: created once, then updated.
+  const upsert = await h.api('PUT', `/v2/clients/${clientId}`, { body: { name: clientId } });
+  expectStatus(upsert, options.clientId && upsert.status === 200 ? 200 : 201, 'create client');
   expectStatus(
     await h.api('POST', `/v2/clients/${clientId}/domains`, { body: { domain_id: domainId, features: options.features ?? FEATURES } }),
     201,

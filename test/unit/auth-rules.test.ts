@@ -93,6 +93,16 @@ describe('tenant access', () => {
     expect(canSeeJob(principal({ username: 'root', 'idp:groups': ['admin'] }), null)).toBe(true);
   });
 
+  it('shows a tenant client the jobs of the tenants its routes reach: without admin, the one its client_id names', () => {
+    // The tenant routes refuse batch on acme (client_id differs): job reads and searches keep to the same rule.
+    expect(tenantAccessProblem(principal({ client_id: 'batch' }), 'acme')).toContain('does not match');
+    expect(canSeeJob(principal({ client_id: 'batch' }), 'acme')).toBe(false);
+    expect(visibleTenants(principal({ client_id: 'batch' }))).toEqual([]);
+    const batchAdmin = principal({ client_id: 'batch', scope: 'platform/admin' });
+    expect(canSeeJob(batchAdmin, 'globex')).toBe(true);
+    expect(canSeeJob(batchAdmin, 'initech')).toBe(false);
+  });
+
   it('gives what spans every tenant to platform reach only: scope admin on a tenant-bound token does not widen it', () => {
     expect(platformAccessProblem(principal({ client_id: 'ops', scope: 'platform/admin' }))).toBeUndefined();
     expect(platformAccessProblem(principal({ username: 'root', 'idp:groups': ['admin'] }))).toBeUndefined();
@@ -105,7 +115,8 @@ describe('tenant access', () => {
 
   it('narrows lists of tenants', () => {
     expect(visibleTenants(principal({ client_id: 'ops' }))).toBeUndefined();
-    expect(visibleTenants(principal({ client_id: 'batch' }))).toEqual(['acme', 'globex']);
+    expect(visibleTenants(principal({ client_id: 'acme' }))).toEqual(['acme']);
+    expect(visibleTenants(principal({ client_id: 'batch', scope: 'platform/admin' }))).toEqual(['acme', 'globex']);
     expect(visibleTenants(principal({ username: 'al', 'idp:groups': ['client:acme', 'staff'] }))).toEqual(['acme']);
   });
 });
