@@ -120,7 +120,7 @@ export interface paths {
         get: operations["getClient"];
         /**
          * Create or update a tenant (201 created, 200 updated)
-         * @description Requires administrators only (scope or group `admin`); the caller must reach the `{client_id}` of the path.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["upsertClient"];
         post?: never;
@@ -140,7 +140,7 @@ export interface paths {
         get?: never;
         /**
          * Activate or suspend a tenant
-         * @description Requires administrators only (scope or group `admin`); the caller must reach the `{client_id}` of the path.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["setClientStatus"];
         post?: never;
@@ -625,7 +625,7 @@ export interface paths {
         };
         /**
          * List models
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -633,7 +633,7 @@ export interface paths {
         put?: never;
         /**
          * Register a model with its first version
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createModel"];
         delete?: never;
@@ -651,12 +651,12 @@ export interface paths {
         };
         /**
          * A model with its newest version
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          */
         get: operations["getModel"];
         /**
          * Change a model's description, metadata, handlers or contracts
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["updateModel"];
         post?: never;
@@ -675,7 +675,7 @@ export interface paths {
         };
         /**
          * A model's versions, newest first
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -683,7 +683,7 @@ export interface paths {
         put?: never;
         /**
          * Create a version with its frozen feature contract
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createVersion"];
         delete?: never;
@@ -701,7 +701,7 @@ export interface paths {
         };
         /**
          * A version's compatibility report against every active assignment and subscription payload of the model
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          */
         get: operations["getModelCompatibility"];
         put?: never;
@@ -721,7 +721,7 @@ export interface paths {
         };
         /**
          * A model version
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          */
         get: operations["getVersion"];
         put?: never;
@@ -742,7 +742,7 @@ export interface paths {
         get?: never;
         /**
          * Set a version's status (see the transition table)
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["setVersionStatus"];
         post?: never;
@@ -763,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Start a training job; the version moves to training
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          *
          *     Send `Idempotency-Key` to make retries safe.
          */
@@ -785,7 +785,7 @@ export interface paths {
         put?: never;
         /**
          * Start a direct inference job
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          *
          *     Send `Idempotency-Key` to make retries safe.
          */
@@ -805,7 +805,7 @@ export interface paths {
         };
         /**
          * A model version's jobs, newest first
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -971,7 +971,7 @@ export interface paths {
         };
         /**
          * A model's event subscriptions
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -979,7 +979,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a target action to an event of this model
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -997,14 +997,14 @@ export interface paths {
         };
         /**
          * An event subscription
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          */
         get: operations["getSubscription"];
         put?: never;
         post?: never;
         /**
          * Disable a subscription (kept for the jobs it started)
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deleteSubscription"];
         options?: never;
@@ -1022,7 +1022,7 @@ export interface paths {
         get?: never;
         /**
          * Re-activate (re-validated) or disable a subscription
-         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["setSubscriptionStatus"];
         post?: never;
@@ -1197,7 +1197,7 @@ export interface paths {
         };
         /**
          * List the platform-wide webhook endpoints
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -1205,7 +1205,7 @@ export interface paths {
         put?: never;
         /**
          * Create a platform-wide webhook endpoint; the answer holds its signing secret, once
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createPlatformWebhook"];
         delete?: never;
@@ -1223,18 +1223,18 @@ export interface paths {
         };
         /**
          * Read a webhook endpoint (never its secret)
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         get: operations["getPlatformWebhook"];
         /**
          * Change a webhook endpoint, or disable or re-activate it
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["updatePlatformWebhook"];
         post?: never;
         /**
          * Delete a webhook endpoint and its delivery log
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deletePlatformWebhook"];
         options?: never;
@@ -1253,7 +1253,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing secret; the old one keeps signing beside it for a grace period
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["rotatePlatformWebhookSecret"];
         delete?: never;
@@ -1273,7 +1273,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook.test event to this endpoint
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["pingPlatformWebhook"];
         delete?: never;
@@ -1291,7 +1291,7 @@ export interface paths {
         };
         /**
          * The delivery log of an endpoint, newest first: attempts, status codes, latency, next retry
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -1313,7 +1313,7 @@ export interface paths {
         };
         /**
          * One delivery with its attempts
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         get: operations["getPlatformWebhookDelivery"];
         put?: never;
@@ -1335,7 +1335,7 @@ export interface paths {
         put?: never;
         /**
          * Send a succeeded or failed delivery again (same event id)
-         * @description Requires administrators only (scope or group `admin`); it spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         * @description Requires administrators only (scope or group `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["redeliverPlatformWebhookDelivery"];
         delete?: never;
@@ -1487,7 +1487,7 @@ export interface paths {
         };
         /**
          * List the schedules of training of model versions, newest first
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -1495,7 +1495,7 @@ export interface paths {
         put?: never;
         /**
          * Create a schedule of training of model versions: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createTrainingSchedule"];
         delete?: never;
@@ -1513,18 +1513,18 @@ export interface paths {
         };
         /**
          * A schedule with its state, next fire times and recent runs
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          */
         get: operations["getTrainingSchedule"];
         /**
          * Change a schedule's calendar, policies, input, metadata or description
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["updateTrainingSchedule"];
         post?: never;
         /**
          * Delete a schedule and its Temporal Schedule (its jobs stay)
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deleteTrainingSchedule"];
         options?: never;
@@ -1543,7 +1543,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a schedule, with a note: no fire until it is unpaused
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["pauseTrainingSchedule"];
         delete?: never;
@@ -1563,7 +1563,7 @@ export interface paths {
         put?: never;
         /**
          * Unpause a schedule, with a note
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["unpauseTrainingSchedule"];
         delete?: never;
@@ -1583,7 +1583,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a schedule now: one job, as a fire would start it
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["triggerTrainingSchedule"];
         delete?: never;
@@ -1603,7 +1603,7 @@ export interface paths {
         put?: never;
         /**
          * Take the fires of a past time range now; a fire already decided starts nothing again
-         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `train_model` (scope `platform/train_model`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["backfillTrainingSchedule"];
         delete?: never;
@@ -1621,7 +1621,7 @@ export interface paths {
         };
         /**
          * List the schedules of direct inference of model versions, newest first
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
          */
@@ -1629,7 +1629,7 @@ export interface paths {
         put?: never;
         /**
          * Create a schedule of direct inference of model versions: one Temporal Schedule, each fire one job; ?dry_run=true answers its next 5 fire times and first run
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["createInferenceSchedule"];
         delete?: never;
@@ -1647,18 +1647,18 @@ export interface paths {
         };
         /**
          * A schedule with its state, next fire times and recent runs
-         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          */
         get: operations["getInferenceSchedule"];
         /**
          * Change a schedule's calendar, policies, input, metadata or description
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["updateInferenceSchedule"];
         post?: never;
         /**
          * Delete a schedule and its Temporal Schedule (its jobs stay)
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deleteInferenceSchedule"];
         options?: never;
@@ -1677,7 +1677,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a schedule, with a note: no fire until it is unpaused
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["pauseInferenceSchedule"];
         delete?: never;
@@ -1697,7 +1697,7 @@ export interface paths {
         put?: never;
         /**
          * Unpause a schedule, with a note
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["unpauseInferenceSchedule"];
         delete?: never;
@@ -1717,7 +1717,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a schedule now: one job, as a fire would start it
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["triggerInferenceSchedule"];
         delete?: never;
@@ -1737,7 +1737,7 @@ export interface paths {
         put?: never;
         /**
          * Take the fires of a past time range now; a fire already decided starts nothing again
-         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); platform clients and users only; tenant clients get 403.
+         * @description Requires permission `run_inference` (scope `platform/run_inference`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         post: operations["backfillInferenceSchedule"];
         delete?: never;
