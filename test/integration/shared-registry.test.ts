@@ -23,6 +23,8 @@ describe('the shared registry and tenant reach', () => {
           [beta]: { access: 'tenant', tenants: [beta] },
           [acmeBatch]: { access: 'tenant', tenants: [acme] },
         }),
+        // One schedule per tenant (and one for the registry's), so a quota shared with another tenant shows at once.
+        SCHEDULES_MAX_PER_TENANT: '1',
       },
     });
     modelId = await activeModel(h);
@@ -85,6 +87,28 @@ describe('the shared registry and tenant reach', () => {
     expect(init.status).toBe(202);
     const job = await h.api('GET', `/v2/jobs/${init.body.job_id}?wait=30`);
     expect(job.body).toMatchObject({ status: 'success', client_id: acme });
+  });
+
+  it("keeps schedule quotas per tenant: a tenant fills its own, never the registry's or another tenant's", async () => {
+    const asBeta = await h.idp.human('mallory', [`client:${beta}`], ['run_inference']);
+    const registry = { model_id: modelId, model_version: '1', input: {}, spec: { intervals: [{ every_seconds: 3600 }] }, paused: true };
+    expect((await h.api('POST', '/v2/inference-schedules', { token: asBeta, body: registry })).status).toBe(403);
+    const platform = await h.api('POST', '/v2/training-schedules', { body: registry });
+    expect(platform.status).toBe(201);
+
+    const b = await tenantWithDomain(h, { modelId, clientId: beta });
+    const a = await tenantWithDomain(h, { modelId, clientId: acme });
+    for (const t of [a, b]) expect((await initService(h, t.base, 'SCHEDULED', { seats: 2 })).status).toBe(202);
+    const rescore = (t: { domainId: string }) => ({
+      domain_id: t.domainId,
+      service_id: 'SCHEDULED',
+      spec: { cron: ['0 3 * * *'] },
+      paused: true,
+    });
+    expect((await h.api('POST', `/v2/clients/${beta}/schedules`, { token: asBeta, body: rescore(b) })).status).toBe(201);
+    const over = await h.api('POST', `/v2/clients/${beta}/schedules`, { token: asBeta, body: rescore(b) });
+    expect([over.status, over.body.message]).toEqual([422, `client ${beta} has 1 schedules, the most allowed (SCHEDULES_MAX_PER_TENANT)`]);
+    expect((await h.api('POST', `/v2/clients/${acme}/schedules`, { body: rescore(a) })).status).toBe(201);
   });
 
   it('lets a tenant-bound user read the registry', async () => {
