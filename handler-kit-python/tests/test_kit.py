@@ -223,6 +223,15 @@ class TestHttpAsync:
         time.sleep(0.1)
         assert len(completion_route.received) == 1
 
+    def test_reads_a_secret_given_as_a_function_on_each_call(self, served: Any, completion_route: CompletionRoute) -> None:
+        current: list[str | None] = [None]
+        url = served(HttpHandler(lambda j: {}, secret=lambda: current[0]))
+        body = json.dumps(job(completion_route.url)).encode()
+        assert post(url, body, signed(body))[0:2] == (401, {"message": "the handler has no secret yet: no call can be verified"})
+        current[0] = SECRET
+        assert post(url, body, signed(body))[0] == 202
+        wait_for(lambda: completion_route.received)
+
     def test_refuses_a_body_that_is_not_a_job(self, served: Any) -> None:
         url = served(HttpHandler(lambda j: {}, secret=SECRET))
         body = b'{"job_id": "x"}'

@@ -69,8 +69,11 @@ class HttpHandler:
     """Serves one model function to the service's signed ``http`` calls.
 
     ``async`` mode answers 202 at once and runs the job on a worker thread, then reports it with its job token (the
-    kit's JobHandler: claimed once, reported once). ``sync`` mode runs the job and answers its output; a raised error
-    answers 422 with its message, which fails the job without a retry. Use it as a WSGI app
+    kit's JobHandler: claimed once, reported once). ``secret`` is the model's ``http_handler_secret``, or a function
+    that reads it (from a file or a secret manager, on each call: the service shows the secret once, when the model
+    is created, so a server started before that can pick it up); ``None`` turns verification off, for tests only.
+    ``sync`` mode runs the job and answers its output; a raised error answers 422 with its message, which fails the
+    job without a retry. Use it as a WSGI app
     (``serve(handler)``, gunicorn, Flask's ``DispatcherMiddleware``) or through ``handler.asgi`` (FastAPI's
     ``app.mount("/score", handler.asgi)``, uvicorn).
     """
@@ -79,7 +82,7 @@ class HttpHandler:
         self,
         fn: JobFunction,
         *,
-        secret: str | None,
+        secret: str | Callable[[], str | None] | None,
         mode: Mode = "async",
         options: KitOptions | None = None,
         tolerance_s: float = 300,
@@ -109,8 +112,12 @@ class HttpHandler:
             return Answer(405, {"message": "POST a job"})
         if len(body) > self.max_body_bytes:
             return Answer(413, {"message": f"the body is larger than {self.max_body_bytes} bytes"})
-        if self.secret is not None and not verify_signature(self.secret, headers, body, self.tolerance_s):
-            return Answer(401, {"message": "the signature does not verify with the handler secret"})
+        if self.secret is not None:
+            secret = self.secret() if callable(self.secret) else self.secret
+            if not secret:
+                return Answer(401, {"message": "the handler has no secret yet: no call can be verified"})
+            if not verify_signature(secret, headers, body, self.tolerance_s):
+                return Answer(401, {"message": "the signature does not verify with the handler secret"})
         try:
             job = parse_job(body)
         except InvalidPayload as err:
