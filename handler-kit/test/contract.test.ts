@@ -7,6 +7,9 @@ import { parseJob, InvalidPayload, verifySignature, reportCompletion, Completion
 /** The cases the Python kit's tests read too (handler-kit-python/tests/test_contract.py), so the two cannot drift. */
 const CASES = JSON.parse(readFileSync(path.join(__dirname, '..', 'contract-cases.json'), 'utf8'));
 
+/** Cases as `it.each` rows, named. */
+const named = (cases: any[]): [string, any][] => cases.map((c) => [c.name, c]);
+
 type Answer = { status: number; headers?: Record<string, string>; body?: unknown };
 
 /** A completion route that answers with the next scripted answer (the last repeats); status 0 drops the connection. */
@@ -28,7 +31,7 @@ async function completionRoute(script: Answer[]) {
 }
 
 describe('the handler kit contract cases', () => {
-  it.each(CASES.payloads.map((c: any) => [c.name, c]))('payload: %s', (_name, c: any) => {
+  it.each(named(CASES.payloads))('payload: %s', (_name, c: any) => {
     const payload = 'text' in c ? c.text : c.payload;
     if (c.error === null) {
       expect(parseJob(payload).job_id).toBe(c.payload.job_id);
@@ -41,13 +44,13 @@ describe('the handler kit contract cases', () => {
   describe('signatures', () => {
     const { secret, now, tolerance_s, body, cases } = CASES.signatures;
     afterEach(() => jest.restoreAllMocks());
-    it.each(cases.map((c: any) => [c.name, c]))('%s', (_name, c: any) => {
+    it.each(named(cases))('%s', (_name, c: any) => {
       jest.spyOn(Date, 'now').mockReturnValue(now * 1000);
       expect(verifySignature(secret, c.headers, c.body ?? body, tolerance_s)).toBe(c.valid);
     });
   });
 
-  it.each(CASES.completion.map((c: any) => [c.name, c]))('completion: %s', async (_name, c: any) => {
+  it.each(named(CASES.completion))('completion: %s', async (_name, c: any) => {
     const route = await completionRoute(c.answers.map((a: Answer) => ({ ...a })));
     try {
       const job = parseJob({
@@ -73,7 +76,7 @@ describe('the handler kit contract cases', () => {
     }
   });
 
-  it.each(CASES.dedup.map((c: any) => [c.name, c]))('dedup: %s', async (_name, c: any) => {
+  it.each(named(CASES.dedup))('dedup: %s', async (_name, c: any) => {
     const store = new MemoryStore();
     for (const step of c.steps) {
       if (step[0] === 'claim') expect(await store.claim('job-1', step[1])).toBe(step[2]);

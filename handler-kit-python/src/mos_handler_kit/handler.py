@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .job import Job, parse_job
@@ -77,6 +77,10 @@ class JobHandler:
     def __init__(self, fn: JobFunction, options: KitOptions | None = None) -> None:
         self.fn = fn
         self.options = options or KitOptions()
+        # The report's retries are logged where the rest of the kit logs, unless its options name another place.
+        self._report = self.options.report
+        if self._report.log is None:
+            self._report = replace(self._report, log=self.options.log)
 
     def __call__(self, payload: object) -> HandleResult:
         options = self.options
@@ -84,12 +88,14 @@ class JobHandler:
         if not options.store.claim(job.job_id, options.lease_s):
             options.log("duplicate delivery; already handled or running", {"job_id": job.job_id})
             return HandleResult(job.job_id, "duplicate")
+        options.log("job claimed; running it", {"job_id": job.job_id, "job_type": job.job_type})
         report = run_job(self.fn, job)
         try:
-            answer = report_completion(job, report, options.report)
+            answer = report_completion(job, report, self._report)
         except BaseException:
             # Not reported: let a redelivery (Lambda's retry of a raised error) run the job again.
             options.store.release(job.job_id)
             raise
         options.store.complete(job.job_id)
+        options.log("job reported", {"job_id": job.job_id, "report": report["status"], "answer": answer.kind})
         return HandleResult(job.job_id, "reported", report["status"], answer)

@@ -221,6 +221,11 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def serve(app: HttpHandler, host: str = "127.0.0.1", port: int = 8000, quiet: bool = True) -> WSGIServer:
-    """A standard-library server for the handler, one thread per call; ``serve_forever()`` it (port 0: any free one)."""
-    return make_server(host, port, app, server_class=_ThreadingWSGIServer, handler_class=_QuietHandler if quiet else WSGIRequestHandler)
+WSGIApp = Callable[[Any, StartResponse], Iterable[bytes]]
+
+
+def serve(app: WSGIApp, host: str = "127.0.0.1", port: int = 8000, quiet: bool = True) -> WSGIServer:
+    """A standard-library server for a handler (or an app routing to several), one thread per call;
+    ``serve_forever()`` it. Port 0: any free one (``server.server_address[1]``)."""
+    handler_class = _QuietHandler if quiet else WSGIRequestHandler
+    return make_server(host, port, app, server_class=_ThreadingWSGIServer, handler_class=handler_class)
