@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { completionRoute, type ScriptedAnswer } from './completion-route';
 import { parseJob, InvalidPayload, verifySignature, reportCompletion, CompletionRefused, MemoryStore } from '../src';
 
 /** The cases the Python kit's tests read too (handler-kit-python/tests/test_contract.py), so the two cannot drift. */
@@ -9,26 +8,6 @@ const CASES = JSON.parse(readFileSync(path.join(__dirname, '..', 'contract-cases
 
 /** Cases as `it.each` rows, named. */
 const named = (cases: any[]): [string, any][] => cases.map((c) => [c.name, c]);
-
-type Answer = { status: number; headers?: Record<string, string>; body?: unknown };
-
-/** A completion route that answers with the next scripted answer (the last repeats); status 0 drops the connection. */
-async function completionRoute(script: Answer[]) {
-  const received: { headers: http.IncomingHttpHeaders; body: unknown }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(body) });
-      const next = script.length > 1 ? script.shift()! : script[0];
-      if (next.status === 0) return req.socket.destroy();
-      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(JSON.stringify(next.body ?? { ok: true }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/complete`;
-  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe('the handler kit contract cases', () => {
   it.each(named(CASES.payloads))('payload: %s', (_name, c: any) => {
@@ -51,7 +30,7 @@ describe('the handler kit contract cases', () => {
   });
 
   it.each(named(CASES.completion))('completion: %s', async (_name, c: any) => {
-    const route = await completionRoute(c.answers.map((a: Answer) => ({ ...a })));
+    const route = await completionRoute(c.answers.map((a: ScriptedAnswer) => ({ ...a })));
     try {
       const job = parseJob({
         ...CASES.payloads[0].payload,
