@@ -29,7 +29,9 @@ async function startPythonHandlers() {
     log: () => log,
     setSecret: (mode: 'async' | 'sync', secret: string) => writeFileSync(path.join(state, 'secrets', mode), secret),
     async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill();
+      await exited;
       rmSync(state, { recursive: true, force: true });
     },
   };
