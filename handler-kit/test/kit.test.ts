@@ -1,30 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
+import { completionRoute } from './completion-route';
 import { createJobHandler, httpHandler, lambdaHandler, MemoryStore, InvalidPayload, CompletionRefused } from '../src';
-
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
-/** A completion route stand-in: answers each report with the next scripted answer (the last one repeats). */
-async function completionServer(script: { status: number; headers?: Record<string, string>; body?: unknown }[]) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(body) });
-      const next = script.length > 1 ? script.shift()! : script[0];
-      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(JSON.stringify(next.body ?? { ok: true }));
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/complete`;
-  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 const job = (url: string, jobId = '019a0000-0000-7000-8000-000000000001') => ({
   job_id: jobId,
@@ -38,7 +16,7 @@ const job = (url: string, jobId = '019a0000-0000-7000-8000-000000000001') => ({
 
 describe('the handler kit', () => {
   it('runs a job once and reports its output with the job token and traceparent; a duplicate is skipped', async () => {
-    const service = await completionServer([{ status: 200 }]);
+    const service = await completionRoute([{ status: 200 }]);
     let runs = 0;
     const handle = lambdaHandler(async (j) => ({ doubled: (j.input.x as number) * 2, run: ++runs }));
     const [first, second] = await Promise.all([handle(job(service.url)), handle(job(service.url))]);
@@ -53,7 +31,7 @@ describe('the handler kit', () => {
   });
 
   it('reports a thrown error as failure with its message', async () => {
-    const service = await completionServer([{ status: 200 }]);
+    const service = await completionRoute([{ status: 200 }]);
     const result = await createJobHandler(() => {
       throw new Error('model weights missing');
     })(job(service.url));
@@ -63,7 +41,7 @@ describe('the handler kit', () => {
   });
 
   it('waits out 503s for their Retry-After and reports once the service takes it', async () => {
-    const service = await completionServer([
+    const service = await completionRoute([
       { status: 503, headers: { 'retry-after': '1' }, body: { success: false, message: 'Postgres is unavailable; retry later' } },
       { status: 503, headers: { 'retry-after': '1' } },
       { status: 200 },
@@ -77,7 +55,7 @@ describe('the handler kit', () => {
   });
 
   it('retries through network errors (nothing listening yet)', async () => {
-    const service = await completionServer([{ status: 200 }]);
+    const service = await completionRoute([{ status: 200 }]);
     const port = new URL(service.url).port;
     await service.close();
     const pending = createJobHandler(() => ({ ok: true }), { initialDelayMs: 100 })(job(service.url));
@@ -98,14 +76,14 @@ describe('the handler kit', () => {
   });
 
   it('treats 409 (the job is already final) as an answer, and a 403 as a refusal that frees the job for a redelivery', async () => {
-    const final = await completionServer([{ status: 409, body: { success: false, message: 'the job was cancelled by x' } }]);
+    const final = await completionRoute([{ status: 409, body: { success: false, message: 'the job was cancelled by x' } }]);
     const store = new MemoryStore();
     const result = await createJobHandler(() => ({}), { store })(job(final.url));
     expect(result).toMatchObject({ outcome: 'reported', answer: { kind: 'conflict', message: 'the job was cancelled by x' } });
     expect(final.received).toHaveLength(1);
     await final.close();
 
-    const refused = await completionServer([{ status: 403, body: { success: false, message: 'nope' } }]);
+    const refused = await completionRoute([{ status: 403, body: { success: false, message: 'nope' } }]);
     const handle = createJobHandler(() => ({}), { store });
     const other = job(refused.url, '019a0000-0000-7000-8000-000000000002');
     await expect(handle(other)).rejects.toBeInstanceOf(CompletionRefused);
@@ -120,7 +98,7 @@ describe('the handler kit', () => {
   });
 
   it('as an http handler: 401 for a bad signature, 202 for a signed job it then reports', async () => {
-    const service = await completionServer([{ status: 200 }]);
+    const service = await completionRoute([{ status: 200 }]);
     const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
     const server = http.createServer(httpHandler(() => ({ served: true }), { secret }));
     server.listen(0, '127.0.0.1');

@@ -127,6 +127,15 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     cleanups.push(() => resources.close());
     await migrateLatest(resources.knex, createSecretBox(config.secretKeys));
 
+    const api = composeApi({ ...resources, console: { devToken: adminToken } });
+    const server = await api.listen(config.port);
+    const closeApi = () => api.close();
+    cleanups.push(closeApi);
+    const apiUrl = `http://localhost:${(server.address() as { port: number }).port}`;
+    // The worker hands handlers completion URLs built from publicBaseUrl: with PORT=0 the port is known only now,
+    // so the worker is composed after the API listens.
+    if (options.env.PUBLIC_BASE_URL === undefined) config.publicBaseUrl = apiUrl;
+
     // One process, one registry of metrics: the API's /metrics shows the worker's series too.
     const worker = await composeWorker({ ...resources, workflowBundle: options.workflowBundle });
     const workerRun = worker.run();
@@ -134,13 +143,12 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       await worker.close();
       await workerRun;
     });
-
-    const api = composeApi({ ...resources, console: { devToken: adminToken } });
-    const server = await api.listen(config.port);
-    cleanups.push(() => api.close());
+    // Stopping, the API closes before the worker does.
+    cleanups.splice(cleanups.indexOf(closeApi), 1);
+    cleanups.push(closeApi);
 
     return {
-      apiUrl: `http://localhost:${(server.address() as { port: number }).port}`,
+      apiUrl,
       temporalAddress: config.temporal.address,
       temporalUiUrl: config.temporal.uiUrl,
       adminToken,

@@ -1,0 +1,1 @@
+"""Shared dedup stores; each needs its driver (``pip install 'mos-handler-kit[dynamodb]'`` or ``[postgres]``)."""
