@@ -70,7 +70,7 @@ export class FeatureRules {
       }
       const invalid = this.schemas.check(def.json_schema);
       if (invalid) {
-        problems.push(`feature "${name}": json_schema ${invalid}`);
+        problems.push(`feature "${name}": json_schema ${invalid.message}`);
         continue;
       }
       if ('default' in def.json_schema) {

@@ -10,7 +10,7 @@ import { canMoveVersion, VERSION_TRANSITIONS } from './version-status';
 import { mapPage, type PageRequest } from '../paging';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
-import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
@@ -89,7 +89,9 @@ export function createModelsService(deps: {
         const schema = contracts?.[kind]?.[field];
         if (schema === undefined) continue;
         const problem = schemas.check(schema);
-        if (problem) throw new UnprocessableError(`handler_contracts.${kind}.${field} ${problem}`);
+        if (!problem) continue;
+        const message = `handler_contracts.${kind}.${field} ${problem.message}`;
+        throw problem.unrunnable ? new InvalidInputError(message) : new UnprocessableError(message);
       }
     }
   }

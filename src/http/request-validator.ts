@@ -1,10 +1,24 @@
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import { schemas, pathParameterSchema } from '../openapi/schemas';
 import { OPERATIONS, type Operation } from '../openapi/operations';
 import { querySchemas } from '../openapi/query-parameters';
 import { describeBodyErrors, describeQueryErrors, queryRule } from './validation-messages';
 import { InvalidInputError } from '../errors';
+import { instantProblem } from '../instants';
+
+const rfc3339 = fullFormats['date-time'] as { validate: (text: string) => boolean; compare: (a: string, b: string) => number | undefined };
+
+/** ajv-formats' `date-time`, narrowed to what Postgres and Date hold: every instant a caller gives is one the service can store. */
+function addFormatsFor(ajv: Ajv2020): void {
+  addFormats(ajv);
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => rfc3339.validate(text) && instantProblem(text) === undefined,
+    compare: rfc3339.compare,
+  });
+}
 
 const DOC_ID = 'urn:model-orchestration:openapi';
 
@@ -26,7 +40,7 @@ export class RequestValidator {
   private readonly queries = new Map<string, { fn: ValidateFunction; schemas: Record<string, object> }>();
 
   constructor() {
-    addFormats(this.ajv);
+    addFormatsFor(this.ajv);
     this.ajv.addKeyword({ keyword: 'components' });
     // The handler kind picks the one branch to check, so errors name that kind's fields instead of every branch's.
     // (Validator-only: an OpenAPI discriminator without mapping would tell client generators the wrong tag values.)
@@ -35,7 +49,7 @@ export class RequestValidator {
     for (const name of Object.keys(schemas)) {
       this.compiled.set(name, this.ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` }));
     }
-    addFormats(this.queryAjv);
+    addFormatsFor(this.queryAjv);
     for (const op of OPERATIONS) {
       const properties = querySchemas(op);
       this.queries.set(op.id, { fn: this.queryAjv.compile({ type: 'object', properties }), schemas: properties });

@@ -1,5 +1,9 @@
 import type { ErrorObject } from 'ajv';
 
+/** The `date-time` format as the request validator narrows it (src/instants.ts): what Postgres and Date both hold. */
+const DATE_TIME_RULE =
+  'must be an RFC 3339 date-time with an offset within ±15:59, in years 0001-9999 and without a leap second, e.g. 2026-12-20T10:00:00Z';
+
 /** `/handlers/training` → `handlers.training`; the root is `body`. */
 function fieldName(instancePath: string, child?: string): string {
   const parts = instancePath
@@ -56,7 +60,7 @@ function phrase(e: ErrorObject, data: unknown): string | undefined {
       return what ? `${field} must be ${what[0].toLowerCase()}${what.slice(1)} (pattern ${p.pattern})` : `${field} must match ${p.pattern}`;
     }
     case 'format':
-      return `${field} must be a ${p.format} string`;
+      return p.format === 'date-time' ? `${field} ${DATE_TIME_RULE}` : `${field} must be a ${p.format} string`;
     // Wrappers whose branches already produced the useful errors.
     case 'oneOf':
     case 'anyOf':
@@ -89,8 +93,7 @@ export function queryRule(schema: QuerySchema, keyword: string, message?: string
   if (keyword === 'minLength' || keyword === 'maxLength')
     return `must be ${schema.minLength ?? 0} to ${schema.maxLength ?? '∞'} characters long`;
   if (schema.format === 'uuid' && (keyword === 'format' || keyword === 'pattern')) return 'must be a UUID';
-  if (keyword === 'format' && schema.format === 'date-time')
-    return 'must be an RFC 3339 date-time with an offset, e.g. 2026-12-20T10:00:00Z';
+  if (keyword === 'format' && schema.format === 'date-time') return DATE_TIME_RULE;
   return message ?? 'is invalid';
 }
 

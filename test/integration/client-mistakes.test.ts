@@ -26,10 +26,12 @@ function propertiesOf(name: string): string[] {
 describe('client mistakes never produce a 500', () => {
   let h: Harness;
   let paths: Record<string, string>;
+  let t: Awaited<ReturnType<typeof tenantWithDomain>>;
+  let modelId: string;
   beforeAll(async () => {
     h = await Harness.start();
-    const modelId = await activeModel(h);
-    const t = await tenantWithDomain(h, { modelId });
+    modelId = await activeModel(h);
+    t = await tenantWithDomain(h, { modelId });
     await initService(h, t.base, 'svc', { seats: 1 });
     await h.api('PUT', `${t.base}/assignments/k`, { body: { model_id: modelId, model_version: '1' } });
     paths = { client_id: t.clientId, domain_id: t.domainId, service_id: 'svc', model_id: modelId, model_version: '1', assignment_key: 'k' };
@@ -65,5 +67,69 @@ describe('client mistakes never produce a 500', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+
+  describe('instants', () => {
+    // RFC 3339 admits each of these; Postgres' timestamptz (no year 0, offsets within ±15:59) or Date (no leap second,
+    // years 0001-9999 once in UTC) does not.
+    const UNSTORABLE = [
+      '0000-01-01T00:00:00Z',
+      '2031-07-01T09:30:00+23:59',
+      '2031-07-01T09:30:00-16:00',
+      '0001-01-01T00:30:00+01:00',
+      '9999-12-31T23:00:00-02:00',
+      '2030-12-31T23:59:60Z',
+    ];
+
+    async function requestsWith(instant: string): Promise<Array<{ field: string; status: number; message: string }>> {
+      const schedule = await h.api('POST', '/v2/inference-schedules', {
+        body: { model_id: modelId, model_version: '1', spec: { intervals: [{ every_seconds: 600 }] }, paused: true },
+      });
+      const requests: Array<[string, string, object | undefined, string]> = [
+        [
+          'POST',
+          `${t.base}/service/init`,
+          { service_id: 'dated', departure_datetime: instant, static_features: { seats: 1 } },
+          'departure_datetime',
+        ],
+        ['PUT', `${t.base}/service/svc`, { departure_datetime: instant }, 'departure_datetime'],
+        [
+          'POST',
+          '/v2/inference-schedules',
+          { model_id: modelId, model_version: '1', spec: { intervals: [{ every_seconds: 600 }], start_at: instant }, paused: true },
+          'start_at',
+        ],
+        [
+          'POST',
+          `/v2/inference-schedules/${schedule.body.schedule_id}/backfill`,
+          { start_at: '2020-01-01T00:00:00Z', end_at: instant },
+          'end_at',
+        ],
+        ['GET', `/v2/jobs?created_after=${encodeURIComponent(instant)}`, undefined, 'created_after'],
+        ['GET', `${t.base}/service/svc/effective-assignments?at=${encodeURIComponent(instant)}`, undefined, 'at'],
+      ];
+      const answers = [];
+      for (const [method, path, body, field] of requests) {
+        const res = await h.api(method, path, { body });
+        answers.push({ field, status: res.status, message: String(res.body?.message) });
+      }
+      return answers;
+    }
+
+    it.each(UNSTORABLE)('%s is a 400 naming the field wherever a caller gives an instant', async (instant) => {
+      for (const answer of await requestsWith(instant)) {
+        expect(answer).toEqual({ field: answer.field, status: 400, message: expect.stringContaining(answer.field) });
+      }
+    });
+
+    it.each(['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2031-07-01T09:30:00+15:59', '2031-07-01T09:30:00-15:59'])(
+      'stores %s, an extreme Postgres holds',
+      async (instant) => {
+        const serviceId = `edge-${instant.slice(0, 4)}${instant.slice(-6, -3).replace(/\D/g, '')}`;
+        expect((await initService(h, t.base, serviceId, { seats: 1 }, instant)).status).toBe(202);
+        const stored = await h.api('GET', `${t.base}/service/${serviceId}`);
+        expect(new Date(stored.body.departure_datetime).getTime()).toBe(new Date(instant).getTime());
+      },
+    );
   });
 });
