@@ -6,6 +6,7 @@ import type { HttpLimits } from './http/server';
 import { parseSecretKeys } from './secrets/secret-keys';
 import type { SecretKey } from './secrets/secret-box';
 import { parseJobTokenKeys, type JobTokenKey } from './auth/job-tokens';
+import { temporalEndpointSettings, type TemporalEndpoint } from './temporal/connection-settings';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -36,7 +37,8 @@ export interface Config {
   databaseUrl?: string;
   /** Most Postgres connections this process's pool opens (the final-status listener of the API adds one). */
   databasePoolMax: number;
-  temporal: {
+  /** The Temporal frontend: its address, TLS and API key (src/temporal/connection-settings.ts), namespace and task queue. */
+  temporal: Omit<TemporalEndpoint, 'address'> & {
     address?: string;
     namespace: string;
     taskQueue: string;
@@ -234,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1),
     temporal: {
       address: env.TEMPORAL_ADDRESS || undefined,
+      ...temporalEndpointSettings(env),
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.TEMPORAL_TASK_QUEUE || 'model-jobs',
       uiUrl: url(env, 'TEMPORAL_UI_URL'),
