@@ -22,7 +22,10 @@ async function run() {
   if (config.temporal.address) {
     const client = await connectTemporalClient(endpointOf(config.temporal), config.temporal.namespace);
     try {
-      const { registered } = await ensureSearchAttributes(client.connection, config.temporal.namespace);
+      const { registered } = await ensureSearchAttributes(client.connection, config.temporal.namespace, {
+        register: config.temporal.registerSearchAttributes,
+        cloud: config.temporal.cloud,
+      });
       console.log(registered.length ? `registered search attributes: ${registered.join(', ')}` : 'search attributes already registered');
     } finally {
       await client.connection.close();

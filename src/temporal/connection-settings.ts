@@ -81,3 +81,9 @@ export function temporalEndpointSettings(env: Env): Omit<TemporalEndpoint, 'addr
   const tls = requested || anyTls || apiKey ? { ca, cert, key, serverName } : undefined;
   return { tls, apiKey, refreshSeconds };
 }
+
+/** Whether the address is Temporal Cloud's (`<ns>.<account>.tmprl.cloud:7233`, or a regional `….api.temporal.io:7233`). */
+export function isTemporalCloud(address: string | undefined): boolean {
+  const host = (address ?? '').replace(/:\d+$/, '').toLowerCase();
+  return host.endsWith('.tmprl.cloud') || host.endsWith('.api.temporal.io');
+}

@@ -18,7 +18,7 @@ import { UserSchemaCompiler } from '../domain/json-schemas';
 import { createJobSlots } from '../domain/job-slots';
 import { jobGatewayFor } from './job-gateway';
 import type { JobGateway } from '../domain/ports/job-gateway';
-import { ensureSearchAttributes } from './search-attributes';
+import { ensureSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { Config } from '../config';
 import { installTemporalRuntime } from './runtime';
 import { connectNative, endpointOf, followRotations } from './connection';
@@ -64,11 +64,19 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
   const connection = await connectNative(credentials);
   // Workflows write these attributes; starting them in a namespace without them fails every job.
   try {
-    const { registered } = await ensureSearchAttributes(connection, config.temporal.namespace);
+    const { registered } = await ensureSearchAttributes(connection, config.temporal.namespace, {
+      register: config.temporal.registerSearchAttributes,
+      cloud: config.temporal.cloud,
+    });
     if (registered.length) deps.log.info({ namespace: config.temporal.namespace, registered }, 'registered the job search attributes');
   } catch (err) {
-    await connection.close();
-    throw err;
+    // A namespace this service may not administer: the worker runs (the jobs already started need it), the API's
+    // readiness answers 503 naming the missing attributes and the command, and no job is staged until they exist.
+    if (err instanceof SearchAttributesMissingError) deps.log.error({ missing: err.missing.map((k) => k.name) }, err.message);
+    else {
+      await connection.close();
+      throw err;
+    }
   }
   const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
   const schemas = new UserSchemaCompiler();

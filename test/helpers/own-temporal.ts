@@ -34,7 +34,8 @@ export async function startOwnTemporal(): Promise<CrashableTemporal> {
 /**
  * Registers the job search attributes, then waits until a start carrying them is taken: the frontend validates
  * starts against a cache of the namespace that lags its listing for a few seconds after a registration, and a start
- * refused then marks its job failed (`start_refused`). The suite's own server gets that time in global-setup.
+ * refused then waits for the reconciler's next pass, which a test would wait out. The suite's own server gets that
+ * time in global-setup.
  */
 export async function untilJobStartsAreTaken(address: string, namespace = 'default'): Promise<void> {
   const connection = await TemporalConnection.open({ address });
