@@ -132,7 +132,8 @@ export async function connectNative(credentials: TemporalCredentials): Promise<N
 /**
  * Keeps a worker on the credentials' files as they rotate: a new API key is set on its connection, new TLS files
  * give it a new connection (the native one cannot change its TLS in place; the SDK moves the worker's polls over).
- * Returns a close of whichever connection the worker has then.
+ * A new connection the frontend refuses (a certificate of a CA it does not trust yet) is tried again every refresh,
+ * the worker keeping the connection it has meanwhile. Returns a close of whichever connection the worker has then.
  */
 export function followRotations(
   worker: Pick<Worker, 'connection'>,
@@ -141,14 +142,16 @@ export function followRotations(
 ): () => Promise<void> {
   let tls = credentials.nativeTls();
   let rotating = Promise.resolve();
-  credentials.onChange((material) => {
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const follow = () => {
+    clearTimeout(retry);
     rotating = rotating.then(async () => {
+      if (stopped) return;
       const next = credentials.nativeTls();
-      const sameTls = JSON.stringify(next) === JSON.stringify(tls);
       try {
-        if (sameTls) {
-          await worker.connection!.setApiKey(material.apiKey ?? '');
-          log.info({}, 'the worker took the rotated Temporal API key');
+        if (JSON.stringify(next) === JSON.stringify(tls)) {
+          await worker.connection!.setApiKey(credentials.current.apiKey ?? '');
           return;
         }
         const previous = worker.connection!;
@@ -156,14 +159,19 @@ export function followRotations(
         tls = next;
         // No longer the worker's (the SDK let go of it), so nothing it runs needs it.
         await previous.close().catch((err: unknown) => log.warn({ err }, 'closing the replaced Temporal connection failed'));
-        log.info({ certValidTo: material.certValidTo }, 'the worker took the rotated Temporal TLS files');
+        log.info({ certValidTo: credentials.current.certValidTo }, 'the worker took the rotated Temporal TLS files');
       } catch (err) {
-        log.warn({ err }, 'the worker kept its Temporal connection: the rotated credentials did not connect');
+        log.warn({ err }, 'the worker kept its Temporal connection: the rotated credentials did not connect; trying again');
+        retry = setTimeout(follow, (credentials.endpoint.refreshSeconds ?? 60) * 1000);
+        retry.unref();
       }
     });
-  });
+  };
+  credentials.onChange(follow);
   credentials.watch();
   return async () => {
+    stopped = true;
+    clearTimeout(retry);
     credentials.stop();
     await rotating;
     await worker.connection?.close();

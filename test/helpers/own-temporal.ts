@@ -117,7 +117,8 @@ export async function ownDatabase(): Promise<{ url: string; drop(): Promise<void
   return { url: url.toString(), drop: () => dropDatabases([name]) };
 }
 
-async function dropDatabases(names: string[]): Promise<void> {
+/** Drops Temporal's databases of a server a test file started itself. */
+export async function dropDatabases(names: string[]): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: testEnv.databaseUrl, pool: { min: 0, max: 1 } });
   try {
     for (const name of names) await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

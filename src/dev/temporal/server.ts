@@ -2,6 +2,8 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TemporalConnection } from '../../temporal/connection';
+import { TemporalCredentials } from '../../temporal/credentials';
+import type { TemporalEndpoint } from '../../temporal/connection-settings';
 import knexFactory from 'knex';
 import Long from 'long';
 import { ensurePrivateDir, projectRoot } from '../../paths';
@@ -46,6 +48,48 @@ export interface TemporalServerOptions {
    */
   postgresConnections?: { main: number; visibility: number };
   onOutput?: (line: string) => void;
+  /**
+   * TLS on the frontend (PEM files): its certificate and key, the CA its own services verify it with, and, for mTLS,
+   * the CA bundle client certificates must chain to. The server's certificate doubles as the client certificate of
+   * its own services and of the start-up check here, so it needs both serverAuth and clientAuth.
+   */
+  tls?: ServerTls;
+}
+
+export interface ServerTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** Require client certificates signed by a CA in this bundle (mTLS); TLS alone when unset. */
+  clientCaFile?: string;
+}
+
+/** The frontend's TLS in the server's config: clients, its own services (worker service, internode) included. */
+function tlsConfig(tls: ServerTls | undefined): string {
+  if (!tls) return '';
+  const pair = `certFile: "${tls.certFile}"\n        keyFile: "${tls.keyFile}"`;
+  const client = `client:\n        serverName: "localhost"\n        rootCaFiles: ["${tls.caFile}"]`;
+  return `
+  tls:
+    internode:
+      server:
+        ${pair}
+      ${client}
+    frontend:
+      server:
+        ${pair}
+        requireClientAuth: ${tls.clientCaFile ? 'true' : 'false'}${tls.clientCaFile ? `\n        clientCaFiles: ["${tls.clientCaFile}"]` : ''}
+      ${client}
+    systemWorker:
+      ${pair.replace('\n        ', '\n      ')}
+      ${client.replace(/\n {8}/g, '\n        ')}`;
+}
+
+/** How this module's own checks reach a frontend with `tls`: as one of its services, with the server's certificate. */
+function adminEndpoint(address: string, tls: ServerTls | undefined): TemporalEndpoint {
+  if (!tls) return { address };
+  const file = (path: string) => ({ path, setting: 'the server TLS files' });
+  return { address, tls: { ca: file(tls.caFile), cert: file(tls.certFile), key: file(tls.keyFile) } };
 }
 
 function binary(name: string): string {
@@ -104,6 +148,7 @@ function serverConfig(o: {
   connections: { main: number; visibility: number };
   ports: Record<string, number>;
   dynamicConfig: string;
+  tls?: ServerTls;
 }): string {
   const store = (database: string, maxConns: number) => `
       sql:
@@ -136,7 +181,7 @@ persistence:
 global:
   membership:
     maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"
+    broadcastAddress: "127.0.0.1"${tlsConfig(o.tls)}
 services:${['frontend', 'history', 'matching', 'worker'].map(service).join('')}
 clusterMetadata:
   enableGlobalNamespace: false
@@ -158,12 +203,13 @@ dynamicConfigClient:
 }
 
 /** Waits until the frontend answers and the namespace exists, registering it on first start. */
-async function ensureNamespace(address: string, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+async function ensureNamespace(endpoint: TemporalEndpoint, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const { address } = endpoint;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode}`);
     try {
-      const connection = await TemporalConnection.open({ address, connectTimeout: 1000 });
+      const connection = await TemporalConnection.open({ address, connectTimeout: 1000 }, new TemporalCredentials(endpoint));
       try {
         await connection.workflowService.getSystemInfo({});
         try {
@@ -224,6 +270,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       connections: options.postgresConnections ?? { main: 20, visibility: 10 },
       ports,
       dynamicConfig,
+      tls: options.tls,
     }),
   );
 
@@ -251,10 +298,10 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await kill();
     server = spawnServer();
     children[0] = server;
-    await ensureNamespace(address, namespace, server.child, 90000);
+    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server.child, 90000);
   };
   try {
-    await ensureNamespace(address, namespace, server.child, 90000);
+    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server.child, 90000);
     let uiUrl: string | null = null;
     if (!options.headless) {
       const uiPort = await freePort(options.uiPort);
