@@ -9,6 +9,12 @@ import { TemporalCredentials } from '../../src/temporal/credentials';
 import { startTemporalServer, type TemporalServer } from '../../src/dev/temporal/server';
 import { projectRoot } from '../../src/paths';
 import { makeTestCa, rotateInPlace, type Issued, type TestCa } from '../helpers/certificates';
+import pino from 'pino';
+import { loadConfig } from '../../src/config';
+import { composeWorker, openResources } from '../../src/composition';
+import { jobGatewayFor } from '../../src/temporal/job-gateway';
+import { missingSearchAttributes } from '../../src/temporal/search-attributes';
+import { TEST_SECRET_KEYS } from '../helpers/secret-keys';
 import { testEnv } from '../helpers/test-env';
 import { eventually } from '../helpers/fixtures';
 import { dropDatabases } from '../helpers/own-temporal';
@@ -97,6 +103,33 @@ describeWithServer('temporal-server with mTLS on its frontend', () => {
     await expect(client.connection.workflowService.describeNamespace({ namespace: 'default' })).resolves.toBeDefined();
     const native = await connectNative(new TemporalCredentials({ address: server.address, ...temporalEndpointSettings(mtlsEnv()) }));
     closers.push(() => native.close());
+  });
+
+  it('runs the service’s worker and API from the settings alone: the worker registers the search attributes over mTLS, and the API is ready', async () => {
+    const config = loadConfig({
+      ...mtlsEnv(),
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_TASK_QUEUE: `tls-${process.pid}`,
+      DATABASE_URL: testEnv.databaseUrl,
+      DATABASE_POOL_MAX: '2',
+      SECRET_KEYS: TEST_SECRET_KEYS,
+      WORKER_SHUTDOWN_GRACE_SECONDS: '0',
+    });
+    const resources = await openResources({ config, log: pino({ level: 'silent' }), poolName: 'mos-test-tls' });
+    closers.push(() => resources.close());
+    const worker = await composeWorker({
+      ...resources,
+      workflowBundle: { codePath: testEnv.workflowBundlePath },
+      loops: false,
+      serveMetrics: false,
+    });
+    const running = worker.run();
+    closers.push(async () => {
+      await worker.close();
+      await running.catch(() => undefined);
+    });
+    expect(await missingSearchAttributes(resources.temporal.connection, 'default')).toEqual([]);
+    await eventually(async () => (await jobGatewayFor(resources.temporal, config).readiness()).ok, 30000, 'the API to be ready');
   });
 
   it.each([
