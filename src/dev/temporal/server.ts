@@ -92,7 +92,7 @@ function adminEndpoint(address: string, tls: ServerTls | undefined): TemporalEnd
   return { address, tls: { ca: file(tls.caFile), cert: file(tls.certFile), key: file(tls.keyFile) } };
 }
 
-function binary(name: string): string {
+export function binary(name: string): string {
   const found = path.join(projectRoot(), '.tools/bin', name);
   if (!existsSync(found))
     throw new Error(`${name} not found: run \`npm run setup:temporal -- server\` (builds the server, its sql tool and the UI server once)`);
@@ -100,7 +100,7 @@ function binary(name: string): string {
 }
 
 /** Creates the database when missing and brings its schema to the version the sql tool embeds. */
-async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
+export async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: pg.toString(), pool: { min: 0, max: 1 } });
   try {
     const { rows } = await admin.raw<{ rows: unknown[] }>('select 1 from pg_database where datname = ?', [database]);
@@ -140,7 +140,7 @@ async function prepareDatabase(pg: URL, database: string, schemaName: string): P
   run(['update-schema', '--schema-name', schemaName]);
 }
 
-function serverConfig(o: {
+export function serverConfig(o: {
   pg: URL;
   main: string;
   visibility: string;
@@ -149,7 +149,12 @@ function serverConfig(o: {
   ports: Record<string, number>;
   dynamicConfig: string;
   tls?: ServerTls;
+  /** The loopback address this process binds and is known by to its peers; 127.0.0.1 when alone. */
+  ip?: string;
+  /** The first frontend's address, for the cluster metadata; this process's own frontend when alone. */
+  frontendAddress?: string;
 }): string {
+  const ip = o.ip ?? '127.0.0.1';
   const store = (database: string, maxConns: number) => `
       sql:
         pluginName: "postgres12"
@@ -166,7 +171,7 @@ function serverConfig(o: {
     rpc:
       grpcPort: ${o.ports[`${name}Grpc`]}
       membershipPort: ${o.ports[`${name}Membership`]}
-      bindOnIP: "127.0.0.1"${name === 'frontend' ? `\n      httpPort: ${o.ports.frontendHttp}` : ''}`;
+      bindOnIP: "${ip}"${name === 'frontend' ? `\n      httpPort: ${o.ports.frontendHttp}` : ''}`;
   return `log:
   stdout: true
   level: warn
@@ -181,7 +186,7 @@ persistence:
 global:
   membership:
     maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"${tlsConfig(o.tls)}
+    broadcastAddress: "${ip}"${tlsConfig(o.tls)}
 services:${['frontend', 'history', 'matching', 'worker'].map(service).join('')}
 clusterMetadata:
   enableGlobalNamespace: false
@@ -193,7 +198,7 @@ clusterMetadata:
       enabled: true
       initialFailoverVersion: 1
       rpcName: "frontend"
-      rpcAddress: "127.0.0.1:${o.ports.frontendGrpc}"
+      rpcAddress: "${o.frontendAddress ?? `${ip}:${o.ports.frontendGrpc}`}"
 dcRedirectionPolicy:
   policy: "noop"
 dynamicConfigClient:
@@ -203,7 +208,12 @@ dynamicConfigClient:
 }
 
 /** Waits until the frontend answers and the namespace exists, registering it on first start. */
-async function ensureNamespace(endpoint: TemporalEndpoint, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+export async function ensureNamespace(
+  endpoint: TemporalEndpoint,
+  namespace: string,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<void> {
   const { address } = endpoint;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -328,7 +338,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
 }
 
 /** A free port below 32768: the server stores membership ports in a smallint column. */
-async function lowFreePort(): Promise<number> {
+export async function lowFreePort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const candidate = 10000 + Math.floor(Math.random() * 22000);
     if ((await freePort(candidate)) === candidate) return candidate;
