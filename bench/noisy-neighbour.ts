@@ -136,7 +136,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       WORKER_ACTIVITY_SLOTS: o.workerSlots?.activities,
     });
     const log = pino({ level: 'silent' });
-    const temporal = await connectTemporalClient(server.address, 'default');
+    const temporal = await connectTemporalClient({ address: server.address }, 'default');
     // The API and the worker each with a pool of their own, as the separate processes of a deployment have, composed
     // as those processes compose them (src/composition.ts).
     const apiKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-api` });

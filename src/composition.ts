@@ -20,7 +20,7 @@ import type { ServingState } from './http/serving-state';
 import { ServiceMetrics } from './observability/metrics';
 import type { Tracing } from './observability/tracing';
 import { serveWorkerMetrics, type MetricsServer } from './observability/worker-metrics-server';
-import { connectTemporalClient } from './temporal/connection';
+import { connectTemporalClient, endpointOf } from './temporal/connection';
 import { clientMetricsInterceptor } from './temporal/client-metrics';
 import { jobGatewayFor } from './temporal/job-gateway';
 import { installTemporalRuntime } from './temporal/runtime';
@@ -73,10 +73,11 @@ export async function openResources(options: {
   let temporal: Client;
   try {
     temporal = await connectTemporalClient(
-      config.temporal.address,
+      endpointOf(config.temporal),
       config.temporal.namespace,
       30000,
       temporalClientInterceptors(metrics, tracing),
+      (message) => log.warn(message),
     );
   } catch (err) {
     await knex.destroy();

@@ -6,6 +6,7 @@ import type { HttpLimits } from './http/server';
 import { parseSecretKeys } from './secrets/secret-keys';
 import type { SecretKey } from './secrets/secret-box';
 import { parseJobTokenKeys, type JobTokenKey } from './auth/job-tokens';
+import { isTemporalCloud, temporalEndpointSettings, type TemporalEndpoint } from './temporal/connection-settings';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -36,8 +37,16 @@ export interface Config {
   databaseUrl?: string;
   /** Most Postgres connections this process's pool opens (the final-status listener of the API adds one). */
   databasePoolMax: number;
-  temporal: {
+  /** The Temporal frontend: its address, TLS and API key (src/temporal/connection-settings.ts), namespace and task queue. */
+  temporal: Omit<TemporalEndpoint, 'address'> & {
     address?: string;
+    /** Temporal Cloud (by its address): search attributes are added with `tcld`, never through the operator service. */
+    cloud: boolean;
+    /**
+     * Whether the worker and `npm run migrate` register missing job search attributes (TEMPORAL_REGISTER_SEARCH_ATTRIBUTES;
+     * off on Temporal Cloud): off, they only check, and readiness names what is missing and the command that adds it.
+     */
+    registerSearchAttributes: boolean;
     namespace: string;
     taskQueue: string;
     uiUrl?: string;
@@ -234,6 +243,9 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1),
     temporal: {
       address: env.TEMPORAL_ADDRESS || undefined,
+      ...temporalEndpointSettings(env),
+      cloud: isTemporalCloud(env.TEMPORAL_ADDRESS),
+      registerSearchAttributes: onOff(env, 'TEMPORAL_REGISTER_SEARCH_ATTRIBUTES', !isTemporalCloud(env.TEMPORAL_ADDRESS)),
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.TEMPORAL_TASK_QUEUE || 'model-jobs',
       uiUrl: url(env, 'TEMPORAL_UI_URL'),

@@ -49,7 +49,7 @@ export async function startStack() {
     TENANT_JOBS_BURST: '1000000',
   });
   const log = pino({ level: 'silent' });
-  const temporal = await connectTemporalClient(server.address, 'default');
+  const temporal = await connectTemporalClient({ address: server.address }, 'default');
   return { stamp, dbName, admin, dbUrl, server, knex, config, log, temporal };
 }
 export type Stack = Awaited<ReturnType<typeof startStack>>;

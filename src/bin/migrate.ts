@@ -1,6 +1,6 @@
 import { loadConfig, ConfigError } from '../config';
 import { createKnex, migrateLatest } from '../db/knex';
-import { connectTemporalClient } from '../temporal/connection';
+import { connectTemporalClient, endpointOf } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { createSecretBox } from '../secrets/secret-box';
 
@@ -20,9 +20,12 @@ async function run() {
     await knex.destroy();
   }
   if (config.temporal.address) {
-    const client = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
+    const client = await connectTemporalClient(endpointOf(config.temporal), config.temporal.namespace);
     try {
-      const { registered } = await ensureSearchAttributes(client.connection, config.temporal.namespace);
+      const { registered } = await ensureSearchAttributes(client.connection, config.temporal.namespace, {
+        register: config.temporal.registerSearchAttributes,
+        cloud: config.temporal.cloud,
+      });
       console.log(registered.length ? `registered search attributes: ${registered.join(', ')}` : 'search attributes already registered');
     } finally {
       await client.connection.close();

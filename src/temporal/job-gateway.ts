@@ -89,6 +89,8 @@ export function createJobGateway(options: {
   /** How long a good readiness answer is reused; a bad one is checked again after `retryMs`. */
   readinessTtlMs?: number;
   readinessRetryMs?: number;
+  /** Temporal Cloud: the commands that add missing search attributes are `tcld`'s. */
+  cloud?: boolean;
   /** Longest a start waits for Temporal to take the workflow (default 5 s); the reconciler starts the row later. */
   startWaitMs?: number;
   /** Counts the workflows this process starts, by job type and trigger. */
@@ -104,15 +106,19 @@ export function createJobGateway(options: {
   let cached: { at: number; value: Readiness } | undefined;
   let inflight: Promise<Readiness> | undefined;
 
-  // The frontend checks a start's search attributes against a namespace cache that lags a registration by seconds:
-  // an attribute it calls undefined while the listing has them all is that lag, and passes, so the start waits.
-  async function searchAttributesLag(err: unknown): Promise<boolean> {
-    if (!/search attribute/i.test(serverAnswer(err))) return false;
+  /**
+   * Why a start Temporal answered INVALID_ARGUMENT about a search attribute should wait rather than fail its job, if it
+   * should. Every attribute listed: the frontend validates starts against a namespace cache that lags a registration
+   * by seconds. Some missing: an operator has yet to add them (readiness says which, and how); the job is not at fault.
+   */
+  async function searchAttributesUnsettled(err: unknown): Promise<string | undefined> {
+    if (!/search attribute/i.test(serverAnswer(err))) return undefined;
     try {
       const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
-      return missing.length === 0;
+      if (missing.length === 0) return `Temporal's frontend has not yet seen the registered job search attributes; the start is retried`;
+      return `${new SearchAttributesMissingError(namespace, missing, 'the start waits until they exist', options.cloud).message}`;
     } catch {
-      return true;
+      return `Temporal refused the start over a search attribute and could not be asked which exist; the start is retried`;
     }
   }
 
@@ -120,7 +126,15 @@ export function createJobGateway(options: {
     try {
       const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
       if (missing.length === 0) return { ok: true };
-      return { ok: false, reason: new SearchAttributesMissingError(namespace, missing, 'the worker registers them at start').message };
+      return {
+        ok: false,
+        reason: new SearchAttributesMissingError(
+          namespace,
+          missing,
+          'the worker registers them at start where it may (TEMPORAL_REGISTER_SEARCH_ATTRIBUTES)',
+          options.cloud,
+        ).message,
+      };
     } catch (err) {
       return { ok: false, reason: `Temporal is unavailable: ${(err as Error).message}` };
     }
@@ -176,11 +190,8 @@ export function createJobGateway(options: {
         const code = grpcCode(err);
         if (code !== undefined && PERMANENT_START_CODES.has(code)) {
           cached = undefined;
-          if (code === INVALID_ARGUMENT && (await searchAttributesLag(err))) {
-            throw new Error(`Temporal's frontend has not yet seen the registered job search attributes; the start is retried`, {
-              cause: err,
-            });
-          }
+          const unsettled = code === INVALID_ARGUMENT ? await searchAttributesUnsettled(err) : undefined;
+          if (unsettled) throw new Error(unsettled, { cause: err });
           throw new WorkflowStartRefused(`Temporal refused to start the job's workflow: ${serverAnswer(err)}`, { cause: err });
         }
         throw err;
@@ -242,5 +253,6 @@ export function jobGatewayFor(client: Client, config: Config, metrics?: ServiceM
     uiUrl: config.temporal.uiUrl,
     completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
     fairness: config.jobs.fairness,
+    cloud: config.temporal.cloud,
   });
 }

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, WorkerOptions, type ActivityInterceptorsFactory } from '@temporalio/worker';
+import { Worker, WorkerOptions, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Knex } from 'knex';
@@ -19,9 +19,11 @@ import { UserSchemaCompiler } from '../domain/json-schemas';
 import { createJobSlots } from '../domain/job-slots';
 import { jobGatewayFor } from './job-gateway';
 import type { JobGateway } from '../domain/ports/job-gateway';
-import { ensureSearchAttributes } from './search-attributes';
+import { ensureSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { Config } from '../config';
 import { installTemporalRuntime } from './runtime';
+import { connectNative, endpointOf, followRotations } from './connection';
+import { TemporalCredentials } from './credentials';
 import { targetPolicy } from '../webhooks/target-policy';
 import { createJobTokens } from '../auth/job-tokens';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -56,17 +58,26 @@ export interface WorkerDeps {
 }
 
 /** The job worker: workflows/ plus the activities closing over the given dependencies. */
-export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: { close(): Promise<void> } }> {
   installTemporalRuntime({ logLevel: deps.sdkLogLevel });
   const { config } = deps;
-  const connection = await NativeConnection.connect({ address: config.temporal.address! });
+  const credentials = new TemporalCredentials(endpointOf(config.temporal), (message) => deps.log.warn(message));
+  const connection = await connectNative(credentials);
   // Workflows write these attributes; starting them in a namespace without them fails every job.
   try {
-    const { registered } = await ensureSearchAttributes(connection, config.temporal.namespace);
+    const { registered } = await ensureSearchAttributes(connection, config.temporal.namespace, {
+      register: config.temporal.registerSearchAttributes,
+      cloud: config.temporal.cloud,
+    });
     if (registered.length) deps.log.info({ namespace: config.temporal.namespace, registered }, 'registered the job search attributes');
   } catch (err) {
-    await connection.close();
-    throw err;
+    // A namespace this service may not administer: the worker runs (the jobs already started need it), the API's
+    // readiness answers 503 naming the missing attributes and the command, and no job is staged until they exist.
+    if (err instanceof SearchAttributesMissingError) deps.log.error({ missing: err.missing.map((k) => k.name) }, err.message);
+    else {
+      await connection.close();
+      throw err;
+    }
   }
   const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
   const schemas = new UserSchemaCompiler();
@@ -126,26 +137,32 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     secrets: createSecretBox(config.secretKeys),
     jobUiUrl: (jobId) => gateway.uiUrl(jobId),
   });
-  const worker = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    activities: { ...activities, ...webhookActivities, ...createScheduleActivities({ fires, gateway }) },
-    // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
-    // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
-    shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,
-    // Jobs wait up to JOB_COMPLETION_DEADLINE_SECONDS for their report; each cached one holds its workflow context.
-    // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
-    // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
-    maxCachedWorkflows: config.workerMaxCachedWorkflows,
-    ...(config.workerSlots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: config.workerSlots.workflowTasks } : {}),
-    ...(config.workerSlots.activities ? { maxConcurrentActivityTaskExecutions: config.workerSlots.activities } : {}),
-    ...deps.tracing?.workerOptions,
-    interceptors: {
-      ...deps.tracing?.workerOptions.interceptors,
-      activity: [...(deps.tracing?.workerOptions.interceptors.activity ?? []), ...(deps.activityInterceptors ?? [])],
-    },
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
-  });
-  return { worker, connection };
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      activities: { ...activities, ...webhookActivities, ...createScheduleActivities({ fires, gateway }) },
+      // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
+      // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
+      shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,
+      // Jobs wait up to JOB_COMPLETION_DEADLINE_SECONDS for their report; each cached one holds its workflow context.
+      // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
+      // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
+      maxCachedWorkflows: config.workerMaxCachedWorkflows,
+      ...(config.workerSlots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: config.workerSlots.workflowTasks } : {}),
+      ...(config.workerSlots.activities ? { maxConcurrentActivityTaskExecutions: config.workerSlots.activities } : {}),
+      ...deps.tracing?.workerOptions,
+      interceptors: {
+        ...deps.tracing?.workerOptions.interceptors,
+        activity: [...(deps.tracing?.workerOptions.interceptors.activity ?? []), ...(deps.activityInterceptors ?? [])],
+      },
+      ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
+    });
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+  return { worker, connection: { close: followRotations(worker, credentials, deps.log) } };
 }

@@ -34,7 +34,8 @@ export async function startOwnTemporal(): Promise<CrashableTemporal> {
 /**
  * Registers the job search attributes, then waits until a start carrying them is taken: the frontend validates
  * starts against a cache of the namespace that lags its listing for a few seconds after a registration, and a start
- * refused then marks its job failed (`start_refused`). The suite's own server gets that time in global-setup.
+ * refused then waits for the reconciler's next pass, which a test would wait out. The suite's own server gets that
+ * time in global-setup.
  */
 export async function untilJobStartsAreTaken(address: string, namespace = 'default'): Promise<void> {
   const connection = await TemporalConnection.open({ address });
@@ -116,7 +117,8 @@ export async function ownDatabase(): Promise<{ url: string; drop(): Promise<void
   return { url: url.toString(), drop: () => dropDatabases([name]) };
 }
 
-async function dropDatabases(names: string[]): Promise<void> {
+/** Drops Temporal's databases of a server a test file started itself. */
+export async function dropDatabases(names: string[]): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: testEnv.databaseUrl, pool: { min: 0, max: 1 } });
   try {
     for (const name of names) await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -97,4 +97,62 @@ describe('ensureSearchAttributes without permission to register', () => {
     await expect(attempt).rejects.toThrow('ServiceId (Keyword)');
     await expect(attempt).rejects.not.toThrow('ModelId (Keyword)');
   });
+
+  it('names the tcld command on Temporal Cloud', async () => {
+    const connection = {
+      operatorService: {
+        listSearchAttributes: async () => ({ customAttributes: {}, systemAttributes: {} }),
+        addSearchAttributes: async () => {
+          throw Object.assign(new Error('12 UNIMPLEMENTED'), { code: 12, details: 'method not supported' });
+        },
+      },
+    } as unknown as Pick<Connection, 'operatorService'>;
+    const attempt = ensureSearchAttributes(connection, 'orders.a1b2c', { register: true, cloud: true });
+    await expect(attempt).rejects.toThrow('this service has no permission to register them (method not supported)');
+    await expect(attempt).rejects.toThrow(
+      'tcld namespace search-attributes add --namespace orders.a1b2c --search-attribute "ModelId=Keyword" --search-attribute "ModelVersion=Keyword"',
+    );
+  });
+});
+
+describe('a namespace the service may not administer (TEMPORAL_REGISTER_SEARCH_ATTRIBUTES=off)', () => {
+  let h: Harness;
+  let namespace: string;
+  beforeAll(async () => {
+    namespace = await namespaceWithoutJobTrigger();
+    h = await Harness.start({ worker: false, env: { TEMPORAL_NAMESPACE: namespace, TEMPORAL_REGISTER_SEARCH_ATTRIBUTES: 'off' } });
+  });
+  afterAll(() => h.stop());
+
+  it('runs its worker, is not ready naming the attribute and the command, and once an operator adds it jobs run, none failed', async () => {
+    await h.startWorker(); // checks, registers nothing, and runs
+    expect((await missingSearchAttributes(h.temporal.connection, namespace)).map((k) => k.name)).toEqual(['JobTrigger']);
+    const ready = await h.api('GET', '/v2/health/ready', { token: null });
+    expect(ready.status).toBe(503);
+    expect(ready.body.job_starts).toContain('lacks the job search attributes JobTrigger (Keyword)');
+    expect(ready.body.job_starts).toContain(
+      `temporal operator search-attribute create --namespace ${namespace} --name JobTrigger --type Keyword`,
+    );
+
+    const modelId = await activeModel(h);
+    const { base } = await tenantWithDomain(h, { modelId });
+    expect((await initService(h, base, 'svc-managed', { seats: 2 })).status).toBe(503);
+
+    // The operator runs the command (here through the operator service, as the CLI does).
+    const operator = await TemporalConnection.open({ address: testEnv.temporalAddress });
+    try {
+      await ensureSearchAttributes(operator, namespace);
+    } finally {
+      await operator.close();
+    }
+    await eventually(async () => (await h.api('GET', '/v2/health/ready', { token: null })).status === 200, 60000, 'readiness to turn ok');
+    await untilJobStartsAreTaken(testEnv.temporalAddress, namespace);
+    expect((await initService(h, base, 'svc-managed', { seats: 2 })).status).toBe(202);
+    await eventually(
+      async () => (await h.api('GET', `${base}/service/svc-managed`)).body.status === 'available',
+      60000,
+      'the service to become available',
+    );
+    expect(await h.knex('model_jobs').where({ model_id: modelId }).whereIn('status', ['failure', 'timed_out'])).toHaveLength(0);
+  });
 });

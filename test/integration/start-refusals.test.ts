@@ -35,22 +35,28 @@ describe('a workflow start Temporal answers INVALID_ARGUMENT about a search attr
   });
   afterAll(() => connection.close());
 
-  it('is refused for good when the namespace lacks the attribute', async () => {
+  it('is left for a retry, not refused, while the namespace lacks the attribute, naming it and the command that adds it', async () => {
     const namespace = await servedNamespace(connection);
     await ensureSearchAttributes(connection, namespace, { register: true, wanted: JOB_SEARCH_ATTRIBUTES.filter((k) => k !== JOB_TRIGGER) });
     const client = new Client({ connection, namespace });
     const gateway = createJobGateway({ client, taskQueue: uid('no-worker'), namespace, completionDeadlineSeconds: 60 });
 
-    // The frontend may still be catching up with the other attributes' registration: the answer settles on refused.
-    // The message names the server's answer, not only the SDK's wrapper.
+    // The frontend may still be catching up with the other attributes' registration: the answer settles on JobTrigger.
+    let failure: unknown;
     await eventually(
-      () =>
-        gateway.launch(job()).then(
-          () => false,
-          (err) => err instanceof WorkflowStartRefused && /no mapping defined for search attribute JobTrigger/.test(err.message),
-        ),
+      async () => {
+        failure = await gateway.launch(job()).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        return failure instanceof Error && /lacks the job search attributes JobTrigger \(Keyword\)/.test(failure.message);
+      },
       30000,
-      'the start to be refused naming JobTrigger',
+      'the start to wait naming JobTrigger',
+    );
+    expect(failure).not.toBeInstanceOf(WorkflowStartRefused);
+    expect((failure as Error).message).toContain(
+      `temporal operator search-attribute create --namespace ${namespace} --name JobTrigger --type Keyword`,
     );
   });
 

@@ -2,6 +2,8 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TemporalConnection } from '../../temporal/connection';
+import { TemporalCredentials } from '../../temporal/credentials';
+import type { TemporalEndpoint } from '../../temporal/connection-settings';
 import knexFactory from 'knex';
 import Long from 'long';
 import { ensurePrivateDir, projectRoot } from '../../paths';
@@ -46,9 +48,51 @@ export interface TemporalServerOptions {
    */
   postgresConnections?: { main: number; visibility: number };
   onOutput?: (line: string) => void;
+  /**
+   * TLS on the frontend (PEM files): its certificate and key, the CA its own services verify it with, and, for mTLS,
+   * the CA bundle client certificates must chain to. The server's certificate doubles as the client certificate of
+   * its own services and of the start-up check here, so it needs both serverAuth and clientAuth.
+   */
+  tls?: ServerTls;
 }
 
-function binary(name: string): string {
+export interface ServerTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** Require client certificates signed by a CA in this bundle (mTLS); TLS alone when unset. */
+  clientCaFile?: string;
+}
+
+/** The frontend's TLS in the server's config: clients, its own services (worker service, internode) included. */
+function tlsConfig(tls: ServerTls | undefined): string {
+  if (!tls) return '';
+  const pair = `certFile: "${tls.certFile}"\n        keyFile: "${tls.keyFile}"`;
+  const client = `client:\n        serverName: "localhost"\n        rootCaFiles: ["${tls.caFile}"]`;
+  return `
+  tls:
+    internode:
+      server:
+        ${pair}
+      ${client}
+    frontend:
+      server:
+        ${pair}
+        requireClientAuth: ${tls.clientCaFile ? 'true' : 'false'}${tls.clientCaFile ? `\n        clientCaFiles: ["${tls.clientCaFile}"]` : ''}
+      ${client}
+    systemWorker:
+      ${pair.replace('\n        ', '\n      ')}
+      ${client.replace(/\n {8}/g, '\n        ')}`;
+}
+
+/** How this module's own checks reach a frontend with `tls`: as one of its services, with the server's certificate. */
+function adminEndpoint(address: string, tls: ServerTls | undefined): TemporalEndpoint {
+  if (!tls) return { address };
+  const file = (path: string) => ({ path, setting: 'the server TLS files' });
+  return { address, tls: { ca: file(tls.caFile), cert: file(tls.certFile), key: file(tls.keyFile) } };
+}
+
+export function binary(name: string): string {
   const found = path.join(projectRoot(), '.tools/bin', name);
   if (!existsSync(found))
     throw new Error(`${name} not found: run \`npm run setup:temporal -- server\` (builds the server, its sql tool and the UI server once)`);
@@ -56,7 +100,7 @@ function binary(name: string): string {
 }
 
 /** Creates the database when missing and brings its schema to the version the sql tool embeds. */
-async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
+export async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: pg.toString(), pool: { min: 0, max: 1 } });
   try {
     const { rows } = await admin.raw<{ rows: unknown[] }>('select 1 from pg_database where datname = ?', [database]);
@@ -96,7 +140,7 @@ async function prepareDatabase(pg: URL, database: string, schemaName: string): P
   run(['update-schema', '--schema-name', schemaName]);
 }
 
-function serverConfig(o: {
+export function serverConfig(o: {
   pg: URL;
   main: string;
   visibility: string;
@@ -104,7 +148,13 @@ function serverConfig(o: {
   connections: { main: number; visibility: number };
   ports: Record<string, number>;
   dynamicConfig: string;
+  tls?: ServerTls;
+  /** The loopback address this process binds and is known by to its peers; 127.0.0.1 when alone. */
+  ip?: string;
+  /** The first frontend's address, for the cluster metadata; this process's own frontend when alone. */
+  frontendAddress?: string;
 }): string {
+  const ip = o.ip ?? '127.0.0.1';
   const store = (database: string, maxConns: number) => `
       sql:
         pluginName: "postgres12"
@@ -121,7 +171,7 @@ function serverConfig(o: {
     rpc:
       grpcPort: ${o.ports[`${name}Grpc`]}
       membershipPort: ${o.ports[`${name}Membership`]}
-      bindOnIP: "127.0.0.1"${name === 'frontend' ? `\n      httpPort: ${o.ports.frontendHttp}` : ''}`;
+      bindOnIP: "${ip}"${name === 'frontend' ? `\n      httpPort: ${o.ports.frontendHttp}` : ''}`;
   return `log:
   stdout: true
   level: warn
@@ -136,7 +186,7 @@ persistence:
 global:
   membership:
     maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"
+    broadcastAddress: "${ip}"${tlsConfig(o.tls)}
 services:${['frontend', 'history', 'matching', 'worker'].map(service).join('')}
 clusterMetadata:
   enableGlobalNamespace: false
@@ -148,7 +198,7 @@ clusterMetadata:
       enabled: true
       initialFailoverVersion: 1
       rpcName: "frontend"
-      rpcAddress: "127.0.0.1:${o.ports.frontendGrpc}"
+      rpcAddress: "${o.frontendAddress ?? `${ip}:${o.ports.frontendGrpc}`}"
 dcRedirectionPolicy:
   policy: "noop"
 dynamicConfigClient:
@@ -158,12 +208,18 @@ dynamicConfigClient:
 }
 
 /** Waits until the frontend answers and the namespace exists, registering it on first start. */
-async function ensureNamespace(address: string, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+export async function ensureNamespace(
+  endpoint: TemporalEndpoint,
+  namespace: string,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<void> {
+  const { address } = endpoint;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode}`);
     try {
-      const connection = await TemporalConnection.open({ address, connectTimeout: 1000 });
+      const connection = await TemporalConnection.open({ address, connectTimeout: 1000 }, new TemporalCredentials(endpoint));
       try {
         await connection.workflowService.getSystemInfo({});
         try {
@@ -224,6 +280,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       connections: options.postgresConnections ?? { main: 20, visibility: 10 },
       ports,
       dynamicConfig,
+      tls: options.tls,
     }),
   );
 
@@ -251,10 +308,10 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await kill();
     server = spawnServer();
     children[0] = server;
-    await ensureNamespace(address, namespace, server.child, 90000);
+    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server.child, 90000);
   };
   try {
-    await ensureNamespace(address, namespace, server.child, 90000);
+    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server.child, 90000);
     let uiUrl: string | null = null;
     if (!options.headless) {
       const uiPort = await freePort(options.uiPort);
@@ -281,7 +338,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
 }
 
 /** A free port below 32768: the server stores membership ports in a smallint column. */
-async function lowFreePort(): Promise<number> {
+export async function lowFreePort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const candidate = 10000 + Math.floor(Math.random() * 22000);
     if ((await freePort(candidate)) === candidate) return candidate;
