@@ -10,6 +10,7 @@ import type { Handler } from '../src/shapes';
 import { targetPolicy, type TargetPolicy } from '../src/webhooks/target-policy';
 import { callHttpHandler, type HttpCall } from './http-dispatch';
 import type { Schemas } from '../src/openapi/types';
+import { storableText, unstorableError, unstorableReason } from '../src/domain/storable-outcomes';
 
 const STRICT_POLICY = targetPolicy({ allowHttp: false, allowedPrivateRanges: [] });
 
@@ -165,9 +166,13 @@ async function runInProcess(
       triggerOutput: payload.trigger_output,
     });
     if (output === AWAIT_COMPLETION_REPORT) return { kind: 'awaiting' };
+    // Checked here, before the output travels through Temporal as this activity's result and into the job's record.
+    const unstorable = unstorableReason(output ?? {});
+    if (unstorable) return { kind: 'completed', report: { status: 'failure', error: unstorableError(unstorable) } };
     return { kind: 'completed', report: { status: 'success', output: output ?? {} } };
   } catch (err) {
-    return { kind: 'completed', report: { status: 'failure', error: { message: (err as Error).message ?? String(err) } } };
+    const message = err instanceof Error ? err.message : String(err);
+    return { kind: 'completed', report: { status: 'failure', error: { message: storableText(message) } } };
   }
 }
 

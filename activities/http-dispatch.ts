@@ -5,6 +5,7 @@ import type { TargetPolicy } from '../src/webhooks/target-policy';
 import type { HttpHandler } from '../src/shapes';
 import { DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
+import { storableText, unstorableError, unstorableReason } from '../src/domain/storable-outcomes';
 
 /** Defaults of an `http` handler's time limits (HttpHandler in src/openapi/schemas/models.ts). */
 export const HTTP_TIMEOUT_SECONDS = 30;
@@ -27,14 +28,17 @@ function answerMessage(body: string | undefined): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
     const text = typeof parsed.error === 'object' ? parsed.error?.message : (parsed.error ?? parsed.message ?? parsed.detail);
-    if (typeof text === 'string') return text.slice(0, 1000);
+    if (typeof text === 'string') return storableText(text);
   } catch {
     // not JSON
   }
-  return body.slice(0, 1000);
+  return storableText(body);
 }
 
-const failure = (message: string): HttpDispatchResult => ({ kind: 'completed', report: { status: 'failure', error: { message } } });
+const failure = (message: string): HttpDispatchResult => ({
+  kind: 'completed',
+  report: { status: 'failure', error: { message: storableText(message) } },
+});
 
 /** 5xx, 408, 429 and no answer at all may pass; the rest of 4xx is the server's final word. */
 function retryable(result: SendResult): boolean {
@@ -53,6 +57,10 @@ function syncOutcome(body: string | undefined, call: HttpCall): HttpDispatchResu
   if (!output || typeof output !== 'object' || Array.isArray(output)) {
     return failure('the http handler answered JSON that is not an object; a sync handler answers the output as a JSON object');
   }
+  // Checked before the output_schema: the job's record could not hold it, whatever the contract says.
+  const unstorable = unstorableReason(output);
+  if (unstorable)
+    return { kind: 'completed', report: { status: 'failure', error: unstorableError(`the http handler's answer: ${unstorable}`) } };
   const problem = call.outputProblem(output);
   if (problem) return failure(`the http handler's answer does not match the output_schema of its handler contract: ${problem}`);
   return { kind: 'completed', report: { status: 'success', output: output as Record<string, unknown> } };

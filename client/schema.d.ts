@@ -2530,9 +2530,9 @@ export interface components {
              * @enum {unknown}
              */
             status: "success" | "failure";
-            /** @description Output metadata (storage paths, say); passed to downstream subscriptions as trigger_output */
+            /** @description Output metadata (storage paths, say); passed to downstream subscriptions as trigger_output. Stored as JSON: see the 400 for its bounds */
             output?: Record<string, unknown>;
-            /** @description Structured failure detail, stored on the job when status is failure */
+            /** @description Structured failure detail, stored on the job when status is failure (the same bounds as `output`) */
             error?: Record<string, unknown>;
         };
         CompletionResponse: {
@@ -7926,7 +7926,22 @@ export interface operations {
                     "application/json": components["schemas"]["CompletionResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Validation error, or a report the job could not store (`output_unstorable`): an `output` or `error` that holds a NUL character or a lone surrogate, is nested deeper than 64 levels, holds more than 100000 JSON values or is over 1048576 bytes as JSON. The message names the rule and where; the job is unchanged, so the handler can report again within the bounds. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "output_unstorable: output holds more than 100000 values (an array of 200000 at $.items)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

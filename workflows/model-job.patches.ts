@@ -19,3 +19,9 @@ export const ONE_STEP_OUTCOME = 'one-step-outcome';
  * deadline. Runs started before this change replay with the 15-second dispatch retried until it succeeds.
  */
 export const HTTP_HANDLERS = 'http-handlers';
+/**
+ * An outcome step that fails for good (an outcome the record cannot hold, a bug) records the job failed with the
+ * reason `output_unstorable` in a second outcome step, so no job stays `running` behind a closed workflow. Runs whose
+ * step failed before this change replay as they ran: the workflow failed.
+ */
+export const UNRECORDED_OUTCOME = 'unrecorded-outcome';

@@ -20,9 +20,26 @@ import {
 } from './definitions';
 import { JOB_STATUS } from './search-attributes';
 import { db, localDb, dispatcher, longDispatcher, cascades, type DbSteps } from './model-job.activities';
-import { CANCELLATION, HTTP_HANDLERS, LOCAL_DB_STEPS, ONE_STEP_OUTCOME } from './model-job.patches';
+import { CANCELLATION, HTTP_HANDLERS, LOCAL_DB_STEPS, ONE_STEP_OUTCOME, UNRECORDED_OUTCOME } from './model-job.patches';
 import { outcomeInSteps } from './model-job.before-one-step-outcome';
 import { failureMessage } from './failure-message';
+
+/**
+ * The one-step outcome; a step that fails for good records the job failed instead, naming why, so the workflow never
+ * closes with its job `running` (patch `unrecorded-outcome`; `patched` is asked only on that path, so runs whose
+ * step succeeds carry no marker).
+ */
+async function finishJob(jobId: string, report: CompletionReport | null, via: ReportVia) {
+  try {
+    return await localDb.finishJob(jobId, report, via);
+  } catch (err) {
+    if (isCancellation(err) || !patched(UNRECORDED_OUTCOME)) throw err;
+    log.warn('the outcome could not be recorded; recording the job failed', { jobId, error: failureMessage(err) });
+    // The reason src/domain/storable-outcomes.ts names (workflow code imports nothing from src/).
+    const error = { message: `the outcome could not be recorded as reported: ${failureMessage(err)}`, reason: 'output_unstorable' };
+    return await localDb.finishJob(jobId, { status: 'failure', error }, 'dispatch');
+  }
+}
 
 /**
  * One workflow per model job: dispatch the handler, wait for its completion report (the `completeJob` update),
@@ -119,7 +136,7 @@ export async function modelJobWorkflow(input: ModelJobInput): Promise<Completion
 
     phase = 'recording';
     if (patched(ONE_STEP_OUTCOME)) {
-      const finished = await localDb.finishJob(jobId, timedOut ? null : report!, reportVia);
+      const finished = await finishJob(jobId, timedOut ? null : report!, reportVia);
       upsertSearchAttributes([{ key: JOB_STATUS, value: finished.status }]);
       if (finished.status === 'cancelled') return await refuseAfterCancel(finished.result);
       // The answer is known with the commit: completions get it now, and the cascades start after.

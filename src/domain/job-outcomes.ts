@@ -13,6 +13,7 @@ import { planCascades } from './cascades';
 import { planShadows } from './shadows';
 import { shadowJobIds } from '../db/rollouts.repository';
 import { subscriptionStore } from '../db/subscriptions.repository';
+import { storableReport } from './storable-outcomes';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -35,6 +36,26 @@ export function markStartRefused(
 }
 
 /**
+ * A job whose workflow closed without recording an outcome (its outcome step failed for good before it could fall
+ * back, an operator terminated it): failed, with the reason `workflow_closed`, so its service, version and tenant's
+ * held jobs move on. A job that is final already is left as it is.
+ */
+export function markWorkflowClosed(
+  knex: Knex,
+  schemas: UserSchemaCompiler,
+  log: Logger,
+  jobId: string,
+  closedAs: string,
+  metrics?: ServiceMetrics,
+): Promise<RecordedOutcome> {
+  const error = {
+    message: `the job's workflow closed (${closedAs.toLowerCase()}) without recording an outcome`,
+    reason: 'workflow_closed',
+  };
+  return recordOutcome(knex, schemas, log, jobId, { status: 'failure', error }, metrics);
+}
+
+/**
  * Records a job's outcome and its effects in one transaction: the job row, the service's status
  * (inference of a service), the version's status (training). `report` null means the deadline passed.
  * Idempotent: an activity retry after a commit finds the job finished and changes nothing (and counts nothing).
@@ -47,6 +68,8 @@ export async function recordOutcome(
   report: CompletionReport | null,
   metrics?: ServiceMetrics,
 ): Promise<RecordedOutcome> {
+  // The last boundary before Postgres: an outcome it cannot hold fails the job, naming why, instead of the step.
+  report = report && storableReport(report);
   let finished: { jobType: string; status: string; createdAt: Date } | undefined;
   const outcome = await inTransaction(knex, async (trx): Promise<RecordedOutcome> => {
     finished = undefined; // a deadlock victim's attempt is re-run from here
@@ -92,6 +115,8 @@ export async function commitOutcome(
   report: CompletionReport | null,
   via: ReportVia = 'dispatch',
 ): Promise<FinishedJob> {
+  // The last boundary before Postgres: an outcome it cannot hold fails the job, naming why, instead of the step.
+  report = report && storableReport(report);
   let count: (() => void) | undefined;
   const finished = await inTransaction(deps.knex, async (trx): Promise<FinishedJob> => {
     count = undefined; // a deadlock victim's attempt is re-run from here
@@ -175,7 +200,7 @@ async function settleFinished(
   await webhookEvents.jobFinished(trx, job); // webhooks (#16): outbox row in this transaction
   if (job.status === 'success') {
     const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
-    const problem = outputSchema === undefined ? undefined : deps.schemas.validate(outputSchema, report?.output ?? {});
+    const problem = outputSchema === undefined ? undefined : outputCheck(deps.schemas, outputSchema, report?.output ?? {});
     if (problem)
       deps.log.warn(
         { jobId: job.job_id, modelId: job.model_id, problem },
@@ -183,6 +208,18 @@ async function settleFinished(
       );
   }
   await settleDependents(trx, job, job.status === 'success');
+}
+
+/**
+ * The output_schema's verdict on an output; a schema the validator cannot run (it throws, e.g. RangeError on a
+ * self-referencing `$dynamicRef`) is a verdict too, so the step that records the outcome cannot fail on it.
+ */
+export function outputCheck(schemas: UserSchemaCompiler, schema: unknown, output: unknown): string | undefined {
+  try {
+    return schemas.validate(schema, output);
+  } catch (err) {
+    return `the output_schema could not be evaluated (${err instanceof Error ? `${err.name}: ${err.message}` : String(err)})`;
+  }
 }
 
 /**

@@ -7,7 +7,15 @@ import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '
 import type { JobGateway } from './ports/job-gateway';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { UserSchemaCompiler } from './json-schemas';
-import { commitOutcome, recordCancellation, recordedAnswer, recordOutcome, type FinishedJob, type RecordedOutcome } from './job-outcomes';
+import {
+  commitOutcome,
+  outputCheck,
+  recordCancellation,
+  recordedAnswer,
+  recordOutcome,
+  type FinishedJob,
+  type RecordedOutcome,
+} from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 import { jobStarter } from './job-starter';
 import { enforceGuardrail } from './guardrail';
@@ -70,7 +78,7 @@ export function createJobRuns(deps: {
     const schema = (await findHandlerContracts(knex, modelId))?.[jobType]?.output_schema;
     return {
       secret: await readHandlerSecret(knex, deps.secrets, modelId),
-      outputProblem: (output) => (schema === undefined ? undefined : deps.schemas.validate(schema, output)),
+      outputProblem: (output) => (schema === undefined ? undefined : outputCheck(deps.schemas, schema, output)),
     };
   }
 

@@ -6,6 +6,7 @@ import { jobStore } from '../db/job-store';
 import type { JobStore } from './ports/stores';
 import { fairnessKeyFor, workflowIdFor, type JobGateway } from './ports/job-gateway';
 import { recordCancellation } from './job-outcomes';
+import { OUTPUT_UNSTORABLE, unstorableReason } from './storable-outcomes';
 import type { CompletionReport } from '../../workflows/definitions';
 import type { UserSchemaCompiler } from './json-schemas';
 import type { Principal } from '../auth/principal';
@@ -163,6 +164,9 @@ export function createJobsService(deps: {
     report: CompletionReport,
   ): Promise<repo.CompletionResult> {
     const job = await visibleJob(principal, modelId, version, jobId);
+    // Refused here rather than failed later: the handler still holds its result and can report it again within bounds.
+    const unstorable = unstorableReason(report.output ?? {}) ?? unstorableReason(report.error ?? {}, 'error');
+    if (unstorable) throw new InvalidInputError(`${OUTPUT_UNSTORABLE}: ${unstorable}`);
     // Once the answer is stored the workflow may be gone; until then it answers repeats itself.
     if (job.completion_result || job.status === 'timed_out' || job.status === 'cancelled') return completionFromRecord(job, report);
     if (job.status === 'pending') throw new ConflictError('the job has not been dispatched yet; retry shortly');

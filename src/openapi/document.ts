@@ -1,7 +1,7 @@
 import { OPERATIONS, Operation } from './operations';
 import { schemas, pathParameterSchema, dispatchCalls } from './schemas';
 import { API_DESCRIPTION, TAGS, tagOf } from './descriptions';
-import { assignmentBlocked, errorResponses, headers, parameters } from './shared-components';
+import { assignmentBlocked, completionBadRequest, errorResponses, headers, parameters } from './shared-components';
 import examples from './examples.json';
 
 type Examples = Record<string, { request?: unknown; responses?: Record<string, unknown> }>;
@@ -93,6 +93,7 @@ function responses(op: Operation) {
   for (const code of [...new Set(codes)].sort((a, b) => a - b)) {
     out[code] = ref('responses', code === 422 && MAY_BLOCK.has(op.id) ? 'AssignmentBlocked' : errorResponses[code].name);
   }
+  if (op.id === 'completeJob') out[400] = completionBadRequest;
   return out;
 }
 

@@ -1,5 +1,6 @@
 /** Reusable parameters, headers and error responses of the OpenAPI document. */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging';
+import { MAX_OUTPUT_BYTES, MAX_OUTPUT_DEPTH, MAX_OUTPUT_VALUES, OUTPUT_UNSTORABLE } from '../domain/storable-outcomes';
 
 const requestId = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 /** An ErrorResponse, with an example whose message has the form the service's own message of that status has. */
@@ -143,3 +144,13 @@ export const assignmentBlocked = {
     },
   },
 };
+
+/** The completion's 400: besides the usual validation, a report the job's record could not hold. */
+export const completionBadRequest = errorBody(
+  'Validation error, or a report the job could not store (`' +
+    OUTPUT_UNSTORABLE +
+    '`): an `output` or `error` that holds a NUL character or a lone surrogate, is nested deeper than ' +
+    `${MAX_OUTPUT_DEPTH} levels, holds more than ${MAX_OUTPUT_VALUES} JSON values or is over ${MAX_OUTPUT_BYTES} bytes as JSON. ` +
+    'The message names the rule and where; the job is unchanged, so the handler can report again within the bounds.',
+  `${OUTPUT_UNSTORABLE}: output holds more than ${MAX_OUTPUT_VALUES} values (an array of 200000 at $.items)`,
+);

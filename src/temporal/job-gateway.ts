@@ -6,7 +6,14 @@ import type { JobView } from '../db/jobs.repository';
 import * as sa from '../../workflows/search-attributes';
 import { completeJobUpdate, COMPLETION_CONFLICT, type CompletionReport, type ModelJobInput } from '../../workflows/definitions';
 import { canonicalJson } from '../canonical-json';
-import { fairnessKeyFor, workflowIdFor, WorkflowStartRefused, type JobGateway, type Readiness } from '../domain/ports/job-gateway';
+import {
+  fairnessKeyFor,
+  workflowIdFor,
+  WorkflowStartRefused,
+  type ClosedUnfinished,
+  type JobGateway,
+  type Readiness,
+} from '../domain/ports/job-gateway';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -79,6 +86,8 @@ function grpcCode(err: unknown): number | undefined {
 export function completionUpdateId(report: CompletionReport): string {
   return `complete-${createHash('sha256').update(canonicalJson(report)).digest('hex').slice(0, 32)}`;
 }
+
+const JOB_WORKFLOW_PREFIX = workflowIdFor('');
 
 export function createJobGateway(options: {
   client: Client;
@@ -235,6 +244,24 @@ export function createJobGateway(options: {
         return value;
       });
       return inflight;
+    },
+    async closedUnfinished(closedAfter) {
+      // JobStatus is set to the final status only after the outcome step: a run that closed without it still says
+      // pending or running. Only this service's task queue: other services may share the namespace.
+      const query = [
+        `WorkflowType = 'modelJobWorkflow'`,
+        `TaskQueue = '${taskQueue.replace(/'/g, '')}'`,
+        `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')`,
+        `${sa.JOB_STATUS.name} IN ('pending', 'running')`,
+        `CloseTime > '${closedAfter.toISOString()}'`,
+      ].join(' AND ');
+      const found: ClosedUnfinished[] = [];
+      for await (const run of client.workflow.list({ query })) {
+        if (run.workflowId.startsWith(JOB_WORKFLOW_PREFIX)) {
+          found.push({ jobId: run.workflowId.slice(JOB_WORKFLOW_PREFIX.length), closedAs: run.status.name });
+        }
+      }
+      return found;
     },
     uiUrl(jobId) {
       if (!uiUrl) return null;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { staleOrphans, type OrphanCursor } from '../db/jobs.repository';
+import { findJobs, staleOrphans, TERMINAL_JOB_STATUSES, type OrphanCursor } from '../db/jobs.repository';
+import { markWorkflowClosed } from '../domain/job-outcomes';
 import { jobStarter } from '../domain/job-starter';
 import { UserSchemaCompiler } from '../domain/json-schemas';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -9,6 +10,10 @@ import { redeliverUnconfirmed } from './outcome-redelivery';
 
 const ORPHANS_PER_BATCH = 100;
 const STARTS_IN_FLIGHT = 8;
+/** How far back the first pass over closed workflows looks: the namespace's retention (docs/temporal.md). */
+const CLOSED_LOOKBACK_MS = 72 * 3600 * 1000;
+/** Later passes look back to the previous pass's start, less this, for visibility that lags the close. */
+const CLOSED_OVERLAP_MS = 5 * 60 * 1000;
 
 /**
  * Runs `pass` every `everyMs` (the first after `firstMs`), one at a time; returns its stop, which waits for a pass
@@ -47,10 +52,12 @@ export function startReconciler(deps: {
   graceSeconds?: number;
   redeliverEveryMs?: number;
   redeliverAfterSeconds?: number;
+  closedEveryMs?: number;
 }) {
   // The API's start: a row Temporal refuses for good is marked failed, a transient failure leaves it for the next
   // pass; neither stops the pass, so one bad row cannot keep every later one from starting.
-  const start = jobStarter({ ...deps, schemas: new UserSchemaCompiler() });
+  const schemas = new UserSchemaCompiler();
+  const start = jobStarter({ ...deps, schemas });
   const pass = async () => {
     try {
       // Rows pile up while Temporal is away (the API accepts jobs on a readiness answer up to a minute old): a pass
@@ -79,12 +86,44 @@ export function startReconciler(deps: {
       deps.log.warn({ err }, 'reconciler pass over unconfirmed outcomes failed');
     }
   };
-  const stops = [every(deps.everyMs ?? 15000, 1000, pass), every(deps.redeliverEveryMs ?? 5000, deps.redeliverEveryMs ?? 5000, redeliver)];
+  // A workflow that closed without recording its outcome leaves its row pending or running, holding its service and
+  // its tenant's running-job slot: such rows are failed, naming how the workflow closed.
+  let closedAfter = new Date(Date.now() - CLOSED_LOOKBACK_MS);
+  const finishClosed = async () => {
+    try {
+      const since = new Date();
+      const closed = await deps.gateway.closedUnfinished(closedAfter);
+      const how = new Map(closed.map((c) => [c.jobId, c.closedAs]));
+      for (let i = 0; i < closed.length; i += ORPHANS_PER_BATCH) {
+        const rows = await findJobs(
+          deps.knex,
+          closed.slice(i, i + ORPHANS_PER_BATCH).map((c) => c.jobId),
+        );
+        for (const row of rows.filter((r) => !TERMINAL_JOB_STATUSES.includes(r.status))) {
+          await markWorkflowClosed(deps.knex, schemas, deps.log, row.job_id, how.get(row.job_id)!, deps.metrics);
+          deps.log.warn(
+            { jobId: row.job_id, closedAs: how.get(row.job_id) },
+            'reconciler failed a job whose workflow closed without its outcome',
+          );
+        }
+      }
+      closedAfter = new Date(since.getTime() - CLOSED_OVERLAP_MS);
+    } catch (err) {
+      deps.log.warn({ err }, 'reconciler pass over closed workflows failed');
+    }
+  };
+  const stops = [
+    every(deps.everyMs ?? 15000, 1000, pass),
+    every(deps.redeliverEveryMs ?? 5000, deps.redeliverEveryMs ?? 5000, redeliver),
+    every(deps.closedEveryMs ?? 60000, deps.closedEveryMs ?? 60000, finishClosed),
+  ];
   return {
     /** One pass over pending rows now (tests). */
     runOnce: pass,
     /** One pass over unconfirmed outcomes now (tests). */
     redeliverOnce: redeliver,
+    /** One pass over workflows that closed without their outcome now (tests). */
+    finishClosedOnce: finishClosed,
     async stop() {
       await Promise.all(stops.map((stop) => stop()));
     },

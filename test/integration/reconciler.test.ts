@@ -36,6 +36,7 @@ function standInGateway(answer: (jobId: string) => CompletionDelivery['kind'], t
     },
     cancel: async () => 'closed',
     uiUrl: () => null,
+    closedUnfinished: async () => [],
   };
   return { gateway, launched, completed };
 }

@@ -25,6 +25,7 @@ const gateway: JobGateway = {
   complete: async () => ({ kind: 'conflict', message: 'not in this test' }),
   cancel: async () => 'closed',
   uiUrl: () => null,
+  closedUnfinished: async () => [],
 };
 
 describe('job activities while Postgres is unreachable', () => {

@@ -40,6 +40,7 @@ function fakeGateway(complete: JobGateway['complete']): JobGateway {
     complete,
     cancel: async () => 'closed',
     uiUrl: () => null,
+    closedUnfinished: async () => [],
   };
 }
 

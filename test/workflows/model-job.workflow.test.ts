@@ -251,6 +251,34 @@ describe('modelJobWorkflow', () => {
     );
   });
 
+  it('records the job failed, naming why, when its outcome step fails for good', async () => {
+    const activities = mockActivities({
+      dispatchJob: async () => ({ kind: 'completed', report: { status: 'success', output: { a: 1 } } }),
+      finishJob: jest
+        .fn()
+        .mockRejectedValueOnce(ApplicationFailure.create({ message: 'jsonb refused the output (after 5 attempts)', nonRetryable: true }))
+        .mockImplementation((jobId: string, report: CompletionReport | null) => DEFAULTS.finishJob(jobId, report)),
+    });
+    const result = await withWorker('outcome-step-failed', activities, async (taskQueue) => {
+      const handle = await start(taskQueue, 'wf-unrecorded');
+      // Caught so the history is recorded either way: runs before the patch failed here, and replay them (replay.test.ts).
+      return { workflowId: handle.workflowId, value: (await handle.result().catch((err: unknown) => err)) as CompletionResult };
+    });
+    expect(result.status).toBe('failure');
+    expect(activities.finishJob).toHaveBeenCalledTimes(2);
+    expect(activities.finishJob).toHaveBeenLastCalledWith(
+      'wf-unrecorded',
+      {
+        status: 'failure',
+        error: {
+          message: 'the outcome could not be recorded as reported: jsonb refused the output (after 5 attempts)',
+          reason: 'output_unstorable',
+        },
+      },
+      'dispatch',
+    );
+  });
+
   it('closes as cancelled when cancelled while awaiting the report: records the cancel, refuses a later report, fires nothing', async () => {
     const activities = mockActivities();
     const { outcome, late } = await withWorker('cancelled-job', activities, async (taskQueue) => {

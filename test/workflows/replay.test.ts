@@ -25,6 +25,8 @@ describe('replay of recorded job histories', () => {
         'before-local-db-steps/cascading-job.json',
         'before-one-step-outcome/cascading-job.json',
         'before-http-handlers/successful-job.json',
+        'before-unrecorded-outcome/outcome-step-failed.json',
+        'outcome-step-failed.json',
       ]),
     );
   });

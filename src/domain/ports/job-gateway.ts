@@ -65,4 +65,15 @@ export interface JobGateway {
   cancel(jobId: string): Promise<'requested' | 'closed'>;
   /** Link to the job in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
   uiUrl(jobId: string): string | null;
+  /**
+   * Jobs whose workflow closed after `closedAfter` without recording an outcome (failed, terminated or timed out while
+   * its JobStatus still said pending or running), with how it closed.
+   */
+  closedUnfinished(closedAfter: Date): Promise<ClosedUnfinished[]>;
+}
+
+/** A job whose workflow closed without recording an outcome, and how it closed (Failed, Terminated, TimedOut). */
+export interface ClosedUnfinished {
+  jobId: string;
+  closedAs: string;
 }

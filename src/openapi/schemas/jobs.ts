@@ -168,8 +168,11 @@ export const jobSchemas: Record<string, object> = {
     required: ['status'],
     properties: {
       status: described("The handler's outcome", { enum: ['success', 'failure'] }),
-      output: described('Output metadata (storage paths, say); passed to downstream subscriptions as trigger_output', obj),
-      error: described('Structured failure detail, stored on the job when status is failure', obj),
+      output: described(
+        'Output metadata (storage paths, say); passed to downstream subscriptions as trigger_output. Stored as JSON: see the 400 for its bounds',
+        obj,
+      ),
+      error: described('Structured failure detail, stored on the job when status is failure (the same bounds as `output`)', obj),
     },
   },
   CompletionResponse: {
