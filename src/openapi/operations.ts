@@ -989,7 +989,7 @@ export const OPERATIONS: Operation[] = [
     body: 'CreateSubscriptionRequest',
     response: 'Subscription',
     status: 201,
-    errors: [422],
+    errors: [409, 422],
   },
   {
     id: 'listSubscriptions',
@@ -1023,7 +1023,7 @@ export const OPERATIONS: Operation[] = [
     body: 'SubscriptionStatusRequest',
     response: 'Subscription',
     status: 200,
-    errors: [422],
+    errors: [409, 422],
   },
   {
     id: 'deleteSubscription',

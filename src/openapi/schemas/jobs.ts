@@ -198,6 +198,8 @@ export const jobSchemas: Record<string, object> = {
   CreateSubscriptionRequest: {
     type: 'object',
     additionalProperties: false,
+    description:
+      'An active subscription with the same trigger_event, target_model_id, target_action, input_source and input already on this model is a 409 naming it (whatever the label): two would start the target twice',
     required: ['trigger_event', 'target_model_id', 'target_action', 'input_source'],
     properties: {
       trigger_event: described('Which completion of this (source) model fires it', { enum: ['inference_complete', 'training_complete'] }),
