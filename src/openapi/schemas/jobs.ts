@@ -46,7 +46,7 @@ export const jobSchemas: Record<string, object> = {
     properties: {
       job_id: described(
         'Durable job identifier: a UUIDv7 for a job a request started; a name-based UUIDv8 (version nibble 8) for a job the service derived from others, so that a repeat derives the same: a schedule fire (computable by a client: docs/schedules.md, "Identity"), a cascade, a shadow',
-        { type: 'string', format: 'uuid' },
+        { type: 'string' },
       ),
       model_id: described('The model', id),
       model_version: described('The model version that ran', id),
