@@ -66,6 +66,7 @@ async function run() {
     API docs     ${api}/docs   (OpenAPI: ${api}/v2/openapi.json)
     Temporal UI  ${runner.temporalUiUrl ?? '(not configured: set TEMPORAL_UI_URL)'}
     Temporal     ${runner.temporalAddress}
+    Postgres     ${runner.embeddedPostgresUrl ? `${runner.embeddedPostgresUrl}   (embedded; another port at each start)` : '(DATABASE_URL)'}
     Model server ${runner.modelServerUrl}   (stand-in for http handlers: POST /sync, /async)
     Metrics      ${api}/metrics${runner.workerMetricsUrl ? `, worker and Temporal SDK: ${runner.workerMetricsUrl}` : ''}
     Started here ${runner.started.join(', ') || 'nothing else: using DATABASE_URL, TEMPORAL_ADDRESS, AUTH_JWKS_URL and SECRET_KEYS'}

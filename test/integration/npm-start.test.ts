@@ -74,6 +74,22 @@ describe('npm start', () => {
     }
   });
 
+  it('prints the URL of the embedded Postgres it started, whose port changes at each start', async () => {
+    const started = await npmStart();
+    try {
+      const url = /^\s+Postgres\s+(postgres:\/\/\S+)/m.exec(started.output)?.[1];
+      expect(url).toMatch(/^postgres:\/\/postgres:postgres@127\.0\.0\.1:\d+\/postgres$/);
+      const { Client } = await import('pg');
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      await client.end();
+    } finally {
+      await started.interrupt();
+      started.cleanup();
+    }
+  });
+
   it("serves the worker's metrics with the Temporal SDK's on WORKER_METRICS_PORT", async () => {
     const [port, sdkPort] = [await freePort(), await freePort()];
     const started = await npmStart({ WORKER_METRICS_PORT: String(port), WORKER_SDK_METRICS_PORT: String(sdkPort) });
