@@ -2,6 +2,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { freePort } from '../../src/dev/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
 import { uid } from '../helpers/harness';
@@ -79,7 +80,6 @@ describe('npm start', () => {
     try {
       const url = /^\s+Postgres\s+(postgres:\/\/\S+)/m.exec(started.output)?.[1];
       expect(url).toMatch(/^postgres:\/\/postgres:postgres@127\.0\.0\.1:\d+\/postgres$/);
-      const { Client } = await import('pg');
       const client = new Client({ connectionString: url });
       await client.connect();
       expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
@@ -161,10 +161,16 @@ describe('npm start', () => {
     let output = '';
     npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    const gone = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    // Bounded, so that a stop that never comes fails the test (and its cleanup still runs) instead of hanging it.
+    const exited = () =>
+      Promise.race([
+        gone,
+        new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`npm did not exit:\n${output}`)), 60000).unref()),
+      ]);
     await new Promise<void>((resolve, reject) => {
       npm.stdout.on('data', () => output.includes('Ctrl-C stops everything') && resolve());
-      void exited.then(() => reject(new Error(`npm start exited before it was ready:\n${output}`)));
+      void gone.then(() => reject(new Error(`npm start exited before it was ready:\n${output}`)));
     });
     const api = /API\s+(http:\/\/\S+)\/v2\/health/.exec(output)![1];
     const started = descendants(npm.pid!);
@@ -192,7 +198,7 @@ describe('npm start', () => {
         // npm, the runner, embedded Postgres (and its server processes), the Temporal dev server.
         expect(run.started.length).toBeGreaterThanOrEqual(4);
         process.kill(run.npm.pid!, signal);
-        await run.exited;
+        await run.exited();
         await eventually(
           async () => run.started.every((pid) => !alive(pid)),
           60000,
@@ -213,7 +219,7 @@ describe('npm start', () => {
       process.kill(run.npm.pid!, 'SIGTERM');
       await eventually(async () => run.output.includes('stopping everything'), 20000, 'the first signal taken');
       process.kill(run.npm.pid!, 'SIGTERM');
-      await run.exited;
+      await run.exited();
       await eventually(async () => run.started.every((pid) => !alive(pid)), 60000, 'every process npm start started to exit');
       expect(run.output).toContain('again: forcing the stop');
     } finally {
