@@ -1,4 +1,4 @@
-import { createApiClient, Schemas } from './index';
+import { createApiClient, type Schemas } from './index.js';
 
 async function main() {
   const api = createApiClient({ baseUrl: process.env.API ?? 'http://localhost:8080', token: process.env.TOKEN! });

@@ -1,5 +1,6 @@
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
-import type { paths, components } from './schema';
+// The extension keeps it valid in ES modules under `module: nodenext` (it resolves to schema.d.ts there and here).
+import type { paths, components } from './schema.js';
 
 export type { paths, components };
 /** The component schemas of the API, as TypeScript types: `Schemas['ModelJob']`, `Schemas['Service']`... */

@@ -2384,7 +2384,7 @@ export interface components {
         };
         /** @description A training or inference run of a model version: one Temporal workflow, `job-<job_id>` */
         ModelJob: {
-            /** @description Durable job identifier (UUIDv7) */
+            /** @description Durable job identifier: a UUIDv7 for a job a request started; a name-based UUIDv8 (version nibble 8) for a job the service derived from others, so that a repeat derives the same: a schedule fire (computable by a client: docs/schedules.md, "Identity"), a cascade, a shadow */
             job_id: string;
             /** @description The model */
             model_id: string;
@@ -2560,6 +2560,7 @@ export interface components {
                 error?: string;
             }[];
         };
+        /** @description An active subscription with the same trigger_event, target_model_id, target_action, input_source and input already on this model is a 409 naming it (whatever the label): two would start the target twice */
         CreateSubscriptionRequest: {
             /**
              * @description Which completion of this (source) model fires it
@@ -3078,7 +3079,7 @@ export interface components {
         };
         ScheduleTriggerRequest: {
             /**
-             * @description For this fire (default `allow_all`: it runs even while another fire’s job runs)
+             * @description For this fire; default: the schedule’s own `policies.overlap`, so a trigger under `skip` starts nothing while a job of the schedule runs. A fire under `allow_all` runs regardless, and then neither the overlap policy nor `pause_on_failure` sees its job
              * @enum {unknown}
              */
             overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
@@ -3095,7 +3096,7 @@ export interface components {
              */
             end_at: string;
             /**
-             * @description For these fires (default `allow_all`: they all run at once)
+             * @description For these fires; default `buffer_all`: each runs once the schedule’s running job (if any) and the fire before it have ended, so the overlap policy and `pause_on_failure` see every one. Under `allow_all` they all run at once, and neither sees their jobs
              * @enum {unknown}
              */
             overlap?: "skip" | "buffer_one" | "buffer_all" | "cancel_other" | "allow_all";
@@ -8072,6 +8073,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
@@ -8237,6 +8239,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
@@ -10100,7 +10103,7 @@ export interface operations {
                      * @example {
                      *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
                      *       "kind": "trigger",
-                     *       "overlap": "allow_all",
+                     *       "overlap": "skip",
                      *       "nominal_times": null
                      *     }
                      */
@@ -10152,7 +10155,7 @@ export interface operations {
                      * @example {
                      *       "schedule_id": "0197a000-0000-7000-8000-000000000004",
                      *       "kind": "backfill",
-                     *       "overlap": "allow_all",
+                     *       "overlap": "buffer_all",
                      *       "nominal_times": [
                      *         "2026-11-01T01:00:00.000Z",
                      *         "2026-11-01T03:00:00.000Z",
@@ -10896,7 +10899,7 @@ export interface operations {
                      * @example {
                      *       "schedule_id": "0197a000-0000-7000-8000-000000000005",
                      *       "kind": "backfill",
-                     *       "overlap": "allow_all",
+                     *       "overlap": "buffer_all",
                      *       "nominal_times": [
                      *         "2026-11-01T00:30:00.000Z",
                      *         "2026-11-01T03:30:00.000Z",
@@ -11607,7 +11610,7 @@ export interface operations {
                      * @example {
                      *       "schedule_id": "0197a000-0000-7000-8000-000000000003",
                      *       "kind": "trigger",
-                     *       "overlap": "allow_all",
+                     *       "overlap": "buffer_one",
                      *       "nominal_times": null
                      *     }
                      */

@@ -32,10 +32,16 @@ or point $override at an existing binary (https://docs.temporal.io).
 MSG
     exit 1
   fi
-  echo "Building $name $version with $go_bin (takes a few minutes, once per machine)..." >&2
-  local build_dir
+  echo "Building $name $version with $go_bin (several minutes, once per machine: see README, \"Two commands\")..." >&2
+  local build_dir started=$SECONDS
   build_dir="$(mktemp -d)"
-  GOBIN="$build_dir" "$go_bin" install "$package@$version"
+  # Go is silent while it compiles: say every 30 s (SETUP_PROGRESS_SECONDS) that the build goes on.
+  ( while sleep "${SETUP_PROGRESS_SECONDS:-30}" && kill -0 $$ 2>/dev/null; do echo "  ... still building $name: $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s so far" >&2; done ) &
+  ticker=$!
+  trap 'kill "$ticker" 2>/dev/null || true' EXIT
+  GOBIN="$build_dir" "$go_bin" install "$package@$version" || { kill "$ticker" 2>/dev/null; exit 1; }
+  kill "$ticker" 2>/dev/null || true
+  echo "$name built in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s" >&2
   mkdir -p "$cache_dir"
   cp "$build_dir/$built" "$cached.tmp" && mv "$cached.tmp" "$cached"
   cp "$cached" "$target"

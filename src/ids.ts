@@ -14,7 +14,11 @@ export function uuidv7(now = Date.now()): string {
   return format(bytes);
 }
 
-/** RFC 9562 UUIDv8 derived from names: the same inputs always give the same id (cascade job ids). */
+/**
+ * RFC 9562 UUIDv8 derived from names: the first 16 bytes of the SHA-256 of the parts' UTF-8 joined by one 0x00 byte,
+ * with the version nibble set to 8 and the variant bits to 10. The same inputs always give the same id (cascade,
+ * shadow and schedule-fire job ids); docs/schedules.md gives clients the recipe, so changing it breaks them.
+ */
 export function deterministicUuid(...parts: string[]): string {
   const bytes = createHash('sha256').update(parts.join('\u0000')).digest().subarray(0, 16);
   bytes[6] = (bytes[6] & 0x0f) | 0x80;

@@ -46,6 +46,7 @@ export async function createFixtures({ base, token, departure }: Service) {
   await model('manual-0', 'manual');
   await model('manual-10', 'manual');
   await model('cascade-target', 'echo');
+  // Ten subscriptions of one target, a 10-way fan-out: each its own stored input, since an identical second is refused.
   for (let i = 0; i < 10; i++) {
     await ok(
       api.POST('/v2/models/{model_id}/event-subscriptions', {
@@ -54,7 +55,8 @@ export async function createFixtures({ base, token, departure }: Service) {
           trigger_event: 'inference_complete',
           target_model_id: 'cascade-target',
           target_action: 'inference',
-          input_source: 'trigger_output',
+          input_source: 'stored',
+          input: { fan_out: i },
           label: `s${i}`,
         },
       }),

@@ -9,22 +9,53 @@ const { projectRoot, dataDir } = require('../paths') as typeof import('../paths'
 const { loadConfig } = require('../config') as typeof import('../config');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** `npm start`: see src/dev/runner.ts. Prints where everything is, and stops all of it on Ctrl-C. */
+/** The signals a terminal, a supervisor, an IDE or `timeout` send to stop `npm start`. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** How often the runner looks whether npm, its parent, is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Stops everything npm start started, in order (src/dev/runner.ts `stop`), on the first of INT, TERM or HUP, or
+ * when npm dies: npm forwards INT and TERM to this process (scripts/start.sh execs into it) but dies of HUP or
+ * SIGKILL without a word, and its child would run on. A second signal forces: the process exits at once, and its
+ * exit kills Temporal while Postgres stops with its parent.
+ */
+function stopOnSignals(stop: () => Promise<void>) {
+  let stopping: Promise<void> | undefined;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== parent) request(`npm (pid ${parent}) exited`);
+  }, PARENT_CHECK_MS);
+  function request(why: string) {
+    if (stopping) {
+      console.log(`\n  ${why} again: forcing the stop.`);
+      process.exit(1);
+    }
+    clearInterval(watch);
+    console.log(`\n  ${why}: stopping everything npm start started (a second signal forces it)...`);
+    stopping = stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('npm start did not stop cleanly:', err instanceof Error ? err.message : err);
+        process.exit(1);
+      },
+    );
+  }
+  for (const signal of STOP_SIGNALS) process.on(signal, () => request(signal));
+}
+
+/** `npm start`: see src/dev/runner.ts. Prints where everything is, and stops all of it on Ctrl-C or a signal. */
 async function run() {
   const root = projectRoot();
-  const runner = await startDevRunner({ env: process.env, root, dataDir: dataDir(), tracing });
-  let stopping = false;
-  const onSignal = () => {
-    if (stopping) return;
-    stopping = true;
-    console.log('\n  Stopping everything npm start started...');
-    void runner
-      .stop()
-      .then(() => tracing?.shutdown())
-      .finally(() => process.exit(0));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // Listening from the start: a signal while Postgres and Temporal start stops them once they are up.
+  let runner: Awaited<ReturnType<typeof startDevRunner>> | undefined;
+  const starting = startDevRunner({ env: process.env, root, dataDir: dataDir(), tracing });
+  stopOnSignals(async () => {
+    runner ??= await starting;
+    await runner.stop();
+    await tracing?.shutdown();
+  });
+  runner = await starting;
 
   const api = runner.apiUrl;
   const prefix = loadConfig(process.env).auth.scopePrefix;
@@ -35,6 +66,7 @@ async function run() {
     API docs     ${api}/docs   (OpenAPI: ${api}/v2/openapi.json)
     Temporal UI  ${runner.temporalUiUrl ?? '(not configured: set TEMPORAL_UI_URL)'}
     Temporal     ${runner.temporalAddress}
+    Postgres     ${runner.embeddedPostgresUrl ? `${runner.embeddedPostgresUrl}   (embedded; another port at each start)` : '(DATABASE_URL)'}
     Model server ${runner.modelServerUrl}   (stand-in for http handlers: POST /sync, /async)
     Metrics      ${api}/metrics${runner.workerMetricsUrl ? `, worker and Temporal SDK: ${runner.workerMetricsUrl}` : ''}
     Started here ${runner.started.join(', ') || 'nothing else: using DATABASE_URL, TEMPORAL_ADDRESS, AUTH_JWKS_URL and SECRET_KEYS'}
@@ -49,7 +81,7 @@ ${
 `
     : ''
 }
-  Ctrl-C stops everything started here.
+  Ctrl-C stops everything started here, as SIGINT, SIGTERM or SIGHUP to npm do; a second one forces it.
 `);
 }
 

@@ -36,6 +36,27 @@ export async function insertSubscription(db: Db, s: NewSubscription): Promise<Su
   return row;
 }
 
+/** The unique index that allows one active subscription per source, event, target, action and input. */
+export const ONE_ACTIVE_SUBSCRIPTION = 'event_subscriptions_one_active';
+
+/** The active subscription doing exactly what `s` would (same source, event, target, action and input), if any. */
+export async function findIdenticalActive(
+  db: Db,
+  s: Pick<SubscriptionRow, 'source_model_id' | 'trigger_event' | 'target_model_id' | 'target_action' | 'input_source' | 'input'>,
+): Promise<SubscriptionRow | undefined> {
+  return db('event_subscriptions')
+    .where({
+      source_model_id: s.source_model_id,
+      trigger_event: s.trigger_event,
+      target_model_id: s.target_model_id,
+      target_action: s.target_action,
+      input_source: s.input_source,
+      status: 'active',
+    })
+    .whereRaw(`coalesce(input, 'null'::jsonb) = ?::jsonb`, [JSON.stringify(s.input ?? null)])
+    .first();
+}
+
 export async function findSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow | undefined> {
   return db('event_subscriptions').where({ subscription_id: subscriptionId }).first();
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -15,6 +16,26 @@ import { loadDevSecretKeys } from './dev-secrets';
 import { parseSecretKeys } from '../secrets/secret-keys';
 import { createSecretBox } from '../secrets/secret-box';
 import { startModelServer } from './model-server';
+
+/**
+ * Refuses a busy PORT before anything starts: the API listens last, after Postgres and Temporal have started, and
+ * would otherwise fail with a bare EADDRINUSE half a minute later.
+ */
+async function assertPortFree(port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(
+              `port ${port} is in use (another npm start?), so the API cannot listen on it: set PORT, e.g. PORT=${port + 1} npm start`,
+            )
+          : err,
+      ),
+    );
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
 
 /** Where `npm start` serves the model-server stand-in; a free port when it is taken. */
 const MODEL_SERVER_PORT = 8090;
@@ -41,6 +62,8 @@ export interface DevRunner {
   workerMetricsUrl?: string;
   /** The model-server stand-in (src/dev/model-server.ts) an `http` handler can point at: `<url>/sync`, `<url>/async`. */
   modelServerUrl: string;
+  /** The embedded Postgres it started (its port is chosen at each start), for psql and the banner. */
+  embeddedPostgresUrl?: string;
   /** What this runner started itself, for the log and the tests. */
   started: string[];
   stop(): Promise<void>;
@@ -63,15 +86,18 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
   const log = createLogger(config.logLevel, 'dev');
   const cleanups: (() => Promise<void>)[] = [];
   const started: string[] = [];
+  let embeddedPostgresUrl: string | undefined;
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err) => log.warn({ err }, 'cleanup failed'));
   };
 
+  if (config.port !== 0) await assertPortFree(config.port);
   try {
     if (!config.databaseUrl) {
       const pg = await startEmbeddedPostgres(options.root, ['--dir', options.dataDir]);
       cleanups.push(() => pg.stop());
       config.databaseUrl = pg.url;
+      embeddedPostgresUrl = pg.url;
       started.push('postgres');
     }
 
@@ -154,6 +180,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
       adminToken,
       workerMetricsUrl: worker.metricsServer?.url,
       modelServerUrl: modelServer.url,
+      embeddedPostgresUrl,
       started,
       stop,
     };

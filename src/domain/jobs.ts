@@ -177,10 +177,21 @@ export function createJobsService(deps: {
         return delivery.result;
       case 'conflict':
         throw new ConflictError(delivery.message);
-      case 'closed':
+      case 'closed': {
         await confirm(jobId);
         // The workflow closed between our read and the update: the record now holds the answer.
-        return completionFromRecord((await store.findJob(jobId))!, report);
+        const current = (await store.findJob(jobId))!;
+        if (!current.completion_result && !repo.TERMINAL_JOB_STATUSES.includes(current.status)) {
+          // An unfinished job with no workflow: it ran on another Temporal (TEMPORAL_MODE switched, another namespace),
+          // or its history is gone. No report can reach it here.
+          throw new ConflictError(
+            `job ${jobId} is ${current.status} but its workflow ${workflowIdFor(jobId)} does not exist on this Temporal: it was started on ` +
+              'another Temporal (after a switch of TEMPORAL_MODE, switch back with the same MOS_DATA_DIR to complete it) or its history is gone; ' +
+              `POST /v2/jobs/${jobId}/cancel ends it here`,
+          );
+        }
+        return completionFromRecord(current, report);
+      }
       case 'unanswered': {
         // The workflow records a report with its answer in one step: a record that has the answer took the report.
         const current = (await store.findJob(jobId))!;

@@ -50,7 +50,13 @@ export function createScheduleFires(deps: {
   const { knex, jobs } = deps;
 
   async function stage(trx: Knex.Transaction, schedule: schedules.ScheduleView, nominalTime: Date, jobId: string) {
-    const job = { job_id: jobId, trigger: 'schedule' as const, schedule_id: schedule.schedule_id, scheduled_at: nominalTime };
+    const job = {
+      job_id: jobId,
+      trigger: 'schedule' as const,
+      schedule_id: schedule.schedule_id,
+      scheduled_at: nominalTime,
+      metadata: schedule.metadata,
+    };
     if (schedule.action === 'service_inference') {
       return deps.services.stageRescore(
         trx,
@@ -81,7 +87,6 @@ export function createScheduleFires(deps: {
       model_version: version,
       job_type: schedule.action,
       input,
-      metadata: schedule.metadata,
     });
   }
 

@@ -288,10 +288,15 @@ export function createSchedulesService(deps: {
     unpause: (scope: ScheduleScope, scheduleId: string, note: string | undefined, actor: string | null) =>
       changeState(scope, scheduleId, false, note, actor),
 
-    /** One fire now, through Temporal; its nominal time is when Temporal takes it. */
-    async trigger(scope: ScheduleScope, scheduleId: string, overlap: OverlapPolicy = 'allow_all') {
+    /**
+     * One fire now, through Temporal; its nominal time is when Temporal takes it. By default under the schedule's own
+     * overlap policy: Temporal watches no job started under `allow_all`, so the schedule's `skip` and pause-on-failure
+     * would not see a triggered job that ran under it.
+     */
+    async trigger(scope: ScheduleScope, scheduleId: string, requested?: OverlapPolicy) {
       const row = await visible(scope, scheduleId);
       await deps.admission?.assertRoom(row.client_id, 1, 'the trigger');
+      const overlap = requested ?? row.policies.overlap;
       await temporal(() => gateway.trigger(scheduleId, overlap));
       return { schedule_id: scheduleId, kind: 'trigger' as const, overlap, nominal_times: null };
     },
@@ -316,7 +321,9 @@ export function createSchedulesService(deps: {
         );
       }
       await deps.admission?.assertRoom(row.client_id, times.length, 'the backfill');
-      const overlap = body.overlap ?? 'allow_all';
+      // Every fire of the range runs, one at a time and after any running job of the schedule, so that its overlap
+      // policy and pause-on-failure see each of them (Temporal watches no job started under `allow_all`).
+      const overlap = body.overlap ?? 'buffer_all';
       await temporal(() => gateway.backfill(scheduleId, start, last, overlap));
       return { schedule_id: scheduleId, kind: 'backfill' as const, overlap, nominal_times: times.map((t) => t.toISOString()) };
     },

@@ -186,7 +186,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
     async stageRescore(
       trx: Knex.Transaction,
       target: { clientId: string; domainId: string; serviceId: string },
-      job: { job_id: string; trigger: 'schedule'; schedule_id: string; scheduled_at: Date },
+      job: { job_id: string; trigger: 'schedule'; schedule_id: string; scheduled_at: Date; metadata: Record<string, unknown> },
     ) {
       const domain = await requireDomainOfActiveClient(trx, target.clientId, target.domainId);
       const locked = await lockDefault(trx, domain);

@@ -4,7 +4,8 @@ import { findModel } from '../db/models.repository';
 import { requireModel } from './lookups';
 import type { UserSchemaCompiler } from './json-schemas';
 import { mapPage, type PageRequest } from '../paging';
-import { NotFoundError, UnprocessableError } from '../errors';
+import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
+import { isUniqueViolation } from '../db/types';
 import { toSubscription } from './views';
 import type { Schemas } from '../openapi/types';
 
@@ -28,21 +29,42 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
     return row;
   }
 
+  /**
+   * A second active subscription identical to another would start its target twice on every completion: refused with
+   * the one that exists (the unique index catches a concurrent twin).
+   */
+  async function refusingTwin<T>(sub: Parameters<typeof repo.findIdenticalActive>[1], write: () => Promise<T>): Promise<T> {
+    const twin = async () => {
+      const existing = await repo.findIdenticalActive(knex, sub);
+      if (existing) {
+        throw new ConflictError(
+          `an identical active subscription exists: ${existing.subscription_id} (${existing.trigger_event} of ${existing.source_model_id} starts ${existing.target_action} of ${existing.target_model_id}); disable it first or change the target or input`,
+        );
+      }
+    };
+    await twin();
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err, repo.ONE_ACTIVE_SUBSCRIPTION)) await twin();
+      throw err;
+    }
+  }
+
   return {
     async create(sourceModelId: string, body: CreateSubscriptionBody, actor: string | null = null) {
       await requireModel(knex, sourceModelId);
       const input = body.input ?? null;
       await assertStoredInputFits(body.target_model_id, { input_source: body.input_source, input });
-      const row = await repo.insertSubscription(knex, {
+      const sub = {
         source_model_id: sourceModelId,
         target_model_id: body.target_model_id,
         trigger_event: body.trigger_event,
         target_action: body.target_action,
         input_source: body.input_source,
         input,
-        label: body.label ?? '',
-        created_by: actor,
-      });
+      };
+      const row = await refusingTwin(sub, () => repo.insertSubscription(knex, { ...sub, label: body.label ?? '', created_by: actor }));
       return toSubscription(row);
     },
     async get(modelId: string, subscriptionId: string) {
@@ -56,7 +78,10 @@ export function createSubscriptionsService(deps: { knex: Knex; schemas: UserSche
     async setStatus(modelId: string, subscriptionId: string, status: 'active' | 'disabled', actor: string | null = null) {
       const row = await requireSubscription(modelId, subscriptionId);
       if (status === 'active') await assertStoredInputFits(row.target_model_id, row);
-      return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, status, actor));
+      if (status !== 'active' || row.status === 'active') {
+        return toSubscription(await repo.setSubscriptionStatus(knex, subscriptionId, status, actor));
+      }
+      return toSubscription(await refusingTwin(row, () => repo.setSubscriptionStatus(knex, subscriptionId, status, actor)));
     },
     async disable(modelId: string, subscriptionId: string, actor: string | null = null) {
       await requireSubscription(modelId, subscriptionId);

@@ -3,7 +3,7 @@
 export const API_DESCRIPTION = `Multi-tenant model registry, assignments, services and durable jobs on Temporal.
 
 **Try it**: press *Authorize*, paste a bearer token (with \`npm start\`, the printed admin token, or one from
-\`npm run --silent token\`), then *Try it out* on any operation.
+\`npm run --silent token\`), then fill in any operation and press *Execute* (each is open for input already).
 
 The journey: create a tenant (\`PUT /v2/clients/{client_id}\`), a model (\`POST /v2/models\`) and activate its version,
 a domain with feature definitions, bind the model as the domain default assignment, initialize a service (an

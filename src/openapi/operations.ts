@@ -990,7 +990,7 @@ export const OPERATIONS: Operation[] = [
     body: 'CreateSubscriptionRequest',
     response: 'Subscription',
     status: 201,
-    errors: [422],
+    errors: [409, 422],
   },
   {
     id: 'listSubscriptions',
@@ -1024,7 +1024,7 @@ export const OPERATIONS: Operation[] = [
     body: 'SubscriptionStatusRequest',
     response: 'Subscription',
     status: 200,
-    errors: [422],
+    errors: [409, 422],
   },
   {
     id: 'deleteSubscription',

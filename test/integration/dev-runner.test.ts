@@ -1,4 +1,5 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevRunner } from '../../src/dev/runner';
@@ -101,6 +102,28 @@ describe('npm start (the dev runner)', () => {
     } finally {
       await runner.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a busy PORT before it starts anything, naming the setting', async () => {
+    const busy = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => busy.listen(port, resolve));
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-dev-port-'));
+    try {
+      const started = startDevRunner({
+        env: { PORT: String(port), LOG_LEVEL: 'silent' },
+        root,
+        dataDir: path.join(tmp, 'data'),
+        workflowBundle: bundle(),
+      });
+      await expect(started).rejects.toThrow(`port ${port} is in use`);
+      await expect(started).rejects.toThrow(`set PORT, e.g. PORT=${port + 1} npm start`);
+      // Refused before embedded Postgres made its data folder.
+      expect(() => statSync(path.join(tmp, 'data', 'postgres'))).toThrow();
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });

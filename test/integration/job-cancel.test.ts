@@ -134,4 +134,31 @@ describe('cancelling a job', () => {
     expect(res.body.status).toBe('cancelled');
     expect(res.body.root_job_id).toBe(row.job_id);
   });
+
+  it('answers a completion of a running job whose workflow is not on this Temporal with 409 saying so, and cancels it', async () => {
+    const modelId = await activeModel(h, { handlers: MANUAL });
+    const { body } = await h.api('POST', `/v2/models/${modelId}/versions/1/infer`, { body: {} });
+    await running(body.job_id);
+    // What a switch of TEMPORAL_MODE leaves: the job row running, its workflow on the other server.
+    const workflowId = `job-${body.job_id}`;
+    await h.temporal.workflowService.deleteWorkflowExecution({ namespace: h.config.temporal.namespace, workflowExecution: { workflowId } });
+    await eventually(
+      async () =>
+        h.temporal.workflow
+          .getHandle(workflowId)
+          .describe()
+          .then(
+            () => false,
+            () => true,
+          ),
+      20000,
+      'the workflow gone',
+    );
+    const res = await h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${body.job_id}/complete`, { body: { status: 'success' } });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toContain(`workflow ${workflowId} does not exist on this Temporal`);
+    expect(res.body.message).toContain('TEMPORAL_MODE');
+    expect((await h.api('POST', `/v2/jobs/${body.job_id}/cancel`, { body: {} })).status).toBe(200);
+    expect((await job(body.job_id)).status).toBe('cancelled');
+  }, 60000);
 });

@@ -75,16 +75,19 @@ describe('max_running_jobs', () => {
 
   it('counts cascade jobs against the tenant of their source job', async () => {
     const target = await activeModel(h, { handlers: MANUAL });
+    // Two subscriptions of the same target: their inputs differ (an identical second one is refused).
     for (const label of ['a', 'b']) {
-      await h.api('POST', `/v2/models/${modelId}/event-subscriptions`, {
+      const sub = await h.api('POST', `/v2/models/${modelId}/event-subscriptions`, {
         body: {
           trigger_event: 'inference_complete',
           target_model_id: target,
           target_action: 'inference',
-          input_source: 'trigger_output',
+          input_source: 'stored',
+          input: { label },
           label,
         },
       });
+      expect(sub.status).toBe(201);
     }
     const t = await tenantWithDomain(h, { modelId });
     await h.api('PUT', `/v2/clients/${t.clientId}`, { body: { limits: { max_running_jobs: 1 } } });

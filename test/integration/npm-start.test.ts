@@ -1,7 +1,8 @@
 import { spawn, ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { freePort } from '../../src/dev/temporal/dev-server';
 import { testEnv } from '../helpers/test-env';
 import { uid } from '../helpers/harness';
@@ -74,6 +75,21 @@ describe('npm start', () => {
     }
   });
 
+  it('prints the URL of the embedded Postgres it started, whose port changes at each start', async () => {
+    const started = await npmStart();
+    try {
+      const url = /^\s+Postgres\s+(postgres:\/\/\S+)/m.exec(started.output)?.[1];
+      expect(url).toMatch(/^postgres:\/\/postgres:postgres@127\.0\.0\.1:\d+\/postgres$/);
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      await client.end();
+    } finally {
+      await started.interrupt();
+      started.cleanup();
+    }
+  });
+
   it("serves the worker's metrics with the Temporal SDK's on WORKER_METRICS_PORT", async () => {
     const [port, sdkPort] = [await freePort(), await freePort()];
     const started = await npmStart({ WORKER_METRICS_PORT: String(port), WORKER_SDK_METRICS_PORT: String(sdkPort) });
@@ -90,4 +106,124 @@ describe('npm start', () => {
       started.cleanup();
     }
   });
+
+  /** The pids of `pid`'s descendants, from /proc. */
+  function descendants(pid: number): number[] {
+    const parents = new Map<number, number>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    const found: number[] = [];
+    const queue = [pid];
+    while (queue.length) {
+      const current = queue.shift()!;
+      for (const [child, parent] of parents) {
+        if (parent !== current || found.includes(child)) continue;
+        found.push(child);
+        queue.push(child);
+      }
+    }
+    return found;
+  }
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /**
+   * `npm start` itself, through npm (the build skipped: the suite built it), with embedded Postgres and its own Temporal
+   * dev server, signalled as a supervisor, an IDE or `timeout` signals it: the npm process alone.
+   */
+  async function realNpmStart() {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-npm-signal-'));
+    chmodSync(tmp, 0o755);
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PORT: '0',
+      MOS_DATA_DIR: path.join(tmp, 'data'),
+      MOS_SKIP_BUILD: '1',
+      TEMPORAL_TASK_QUEUE: uid('npm-signal'),
+      LOG_LEVEL: 'warn',
+    };
+    for (const name of ['DATABASE_URL', 'AUTH_JWKS_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_MODE']) delete env[name];
+    const npm = spawn('npm', ['start'], { cwd: root, env, detached: true });
+    let output = '';
+    npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const gone = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    // Bounded, so that a stop that never comes fails the test (and its cleanup still runs) instead of hanging it.
+    const exited = () =>
+      Promise.race([
+        gone,
+        new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`npm did not exit:\n${output}`)), 60000).unref()),
+      ]);
+    await new Promise<void>((resolve, reject) => {
+      npm.stdout.on('data', () => output.includes('Ctrl-C stops everything') && resolve());
+      void gone.then(() => reject(new Error(`npm start exited before it was ready:\n${output}`)));
+    });
+    const api = /API\s+(http:\/\/\S+)\/v2\/health/.exec(output)![1];
+    const started = descendants(npm.pid!);
+    return {
+      npm,
+      api,
+      started,
+      exited,
+      get output() {
+        return output;
+      },
+      cleanup() {
+        for (const pid of [npm.pid!, ...started]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        rmSync(tmp, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+    'stops everything it started, Postgres and Temporal included, when only the npm process gets %s',
+    async (signal) => {
+      const run = await realNpmStart();
+      try {
+        expect((await fetch(`${run.api}/v2/health/ready`)).status).toBe(200);
+        // npm, the runner, embedded Postgres (and its server processes), the Temporal dev server.
+        expect(run.started.length).toBeGreaterThanOrEqual(4);
+        process.kill(run.npm.pid!, signal);
+        await run.exited();
+        await eventually(
+          async () => run.started.every((pid) => !alive(pid)),
+          60000,
+          `every process npm start started to exit after ${signal}`,
+        );
+        await expect(fetch(`${run.api}/v2/health/ready`)).rejects.toThrow();
+        expect(run.output).not.toContain('forcing');
+      } finally {
+        run.cleanup();
+      }
+    },
+    120000,
+  );
+
+  it('forces the stop at a second signal to the npm process', async () => {
+    const run = await realNpmStart();
+    try {
+      process.kill(run.npm.pid!, 'SIGTERM');
+      await eventually(async () => run.output.includes('stopping everything'), 20000, 'the first signal taken');
+      process.kill(run.npm.pid!, 'SIGTERM');
+      await run.exited();
+      await eventually(async () => run.started.every((pid) => !alive(pid)), 60000, 'every process npm start started to exit');
+      expect(run.output).toContain('again: forcing the stop');
+    } finally {
+      run.cleanup();
+    }
+  }, 120000);
 });

@@ -116,7 +116,7 @@ describe('schedules', () => {
     });
     const answer = await h.api('POST', `/v2/inference-schedules/${schedule_id}/trigger`, { body: {} });
     expect(answer.status).toBe(202);
-    expect(answer.body).toEqual({ schedule_id, kind: 'trigger', overlap: 'allow_all', nominal_times: null });
+    expect(answer.body).toEqual({ schedule_id, kind: 'trigger', overlap: 'skip', nominal_times: null });
     const [job] = await eventually(
       async () => {
         const jobs = await jobsOf(schedule_id);
@@ -145,13 +145,15 @@ describe('schedules', () => {
     const body = { start_at: start.toISOString(), end_at: end.toISOString() };
     const first = await h.api('POST', `/v2/inference-schedules/${schedule_id}/backfill`, { body });
     expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ overlap: 'buffer_all' });
     expect(first.body.nominal_times).toHaveLength(6);
+    // Under the default `buffer_all` the fires run one after another.
     const jobs = await eventually(
       async () => {
         const found = await jobsOf(schedule_id);
         return found.length === 6 && found.every((j) => j.status === 'success') && found;
       },
-      30000,
+      60000,
       'six backfilled jobs',
     );
     expect(jobs.map((j) => j.scheduled_at).sort()).toEqual([...first.body.nominal_times].sort());
@@ -173,7 +175,7 @@ describe('schedules', () => {
     );
     expect(after).toHaveLength(7);
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
-  }, 90000);
+  }, 150000);
 
   it('decides a fire once: a repeated fire (a retried start) returns the same job and writes no second one', async () => {
     const modelId = await activeModel(h);
@@ -254,6 +256,103 @@ describe('schedules', () => {
     );
     expect(read.recent_runs[0]).toMatchObject({ outcome: 'started', job_status: 'failure' });
     expect(read.state.note).not.toBe('');
+    await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
+  }, 60000);
+
+  it('overlap skip sees a job started by a default trigger: the schedule’s own fires start no second job while it runs', async () => {
+    const modelId = await activeModel(h, { handlers: MANUAL });
+    const path = `/v2/inference-schedules/${
+      (await created('/v2/inference-schedules', { model_id: modelId, model_version: '1', spec: { cron: ['0 3 1 1 *'] } })).schedule_id
+    }`;
+    const scheduleId = path.split('/').pop()!;
+    const trigger = await h.api('POST', `${path}/trigger`, { body: {} });
+    const [triggered] = await eventually(
+      async () => {
+        const jobs = await jobsOf(scheduleId);
+        return jobs.length > 0 && jobs[0].status === 'running' && jobs;
+      },
+      20000,
+      'the triggered job running',
+    );
+    // Now the schedule fires every second under its default `skip`, while the triggered job still waits.
+    expect((await h.api('PUT', path, { body: { spec: everySecond } })).status).toBe(200);
+    const handle = h.temporal.schedule.getHandle(temporalScheduleIdFor(scheduleId));
+    await eventually(
+      async () => (await handle.describe()).info.numActionsSkippedOverlap >= 3 || (await jobsOf(scheduleId)).length > 1,
+      20000,
+      'three skipped fires (or a second job)',
+    );
+    expect((await jobsOf(scheduleId)).map((j) => j.job_id)).toEqual([triggered.job_id]);
+    expect(trigger.body).toMatchObject({ overlap: 'skip' });
+    await h.api('POST', `${path}/pause`, { body: {} });
+    for (const job of await jobsOf(scheduleId)) {
+      if (job.status === 'running') await h.api('POST', `/v2/jobs/${job.job_id}/cancel`, { body: {} });
+    }
+    await h.api('DELETE', path);
+  }, 60000);
+
+  it('pause on failure sees a job started by a default trigger: its failure pauses the schedule', async () => {
+    const modelId = await activeModel(h, {
+      handlers: { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'fail' } },
+    });
+    const { schedule_id } = await created('/v2/inference-schedules', {
+      model_id: modelId,
+      model_version: '1',
+      spec: { cron: ['0 3 1 1 *'] },
+      policies: { pause_on_failure: true },
+    });
+    expect((await h.api('POST', `/v2/inference-schedules/${schedule_id}/trigger`, { body: {} })).status).toBe(202);
+    const read = await eventually(
+      async () => {
+        const res = (await h.api('GET', `/v2/inference-schedules/${schedule_id}`)).body;
+        return res.state.paused && res;
+      },
+      30000,
+      'the schedule paused by the triggered job’s failure',
+    );
+    expect(read.recent_runs[0]).toMatchObject({ outcome: 'started', job_status: 'failure' });
+    await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
+  }, 60000);
+
+  it('stores a service schedule’s metadata on each job it starts', async () => {
+    const modelId = await activeModel(h);
+    const { clientId, domainId, base } = await tenantWithDomain(h, { modelId });
+    await initService(h, base, 'SVC-M', { seats: 4 });
+    const path = `/v2/clients/${clientId}/schedules`;
+    const metadata = { team: 'pricing', nightly: true };
+    const { schedule_id } = await created(path, { domain_id: domainId, service_id: 'SVC-M', spec: { cron: ['0 3 * * *'] }, metadata });
+    await h.api('POST', `${path}/${schedule_id}/trigger`, { body: {} });
+    const [job] = await eventually(
+      async () => {
+        const jobs = await jobsOf(schedule_id);
+        return jobs.length > 0 && jobs;
+      },
+      20000,
+      'the re-scoring job',
+    );
+    expect(job.metadata).toEqual(metadata);
+    await h.api('DELETE', `${path}/${schedule_id}`);
+  }, 60000);
+
+  it('stores a version schedule’s metadata on each job it starts', async () => {
+    const modelId = await activeModel(h);
+    const metadata = { team: 'pricing' };
+    const { schedule_id } = await created('/v2/inference-schedules', {
+      model_id: modelId,
+      model_version: '1',
+      spec: { cron: ['0 3 * * *'] },
+      metadata,
+    });
+    await h.api('POST', `/v2/inference-schedules/${schedule_id}/trigger`, { body: {} });
+    const [job] = await eventually(
+      async () => {
+        const jobs = await jobsOf(schedule_id);
+        return jobs.length > 0 && jobs;
+      },
+      20000,
+      'the inference job',
+    );
+    expect(job.metadata).toEqual(metadata);
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
   }, 60000);
 

@@ -93,4 +93,28 @@ describe('event subscriptions', () => {
     expect(refused.status).toBe(422);
     expect((await h.api('GET', `/v2/models/${target}/event-subscriptions/${sub.subscription_id}`)).status).toBe(404);
   });
+
+  it('refuses an identical active subscription with 409 naming the existing one, and its re-activation while the twin is active', async () => {
+    const source = await activeModel(h);
+    const target = await activeModel(h, { handler_contracts: CONTRACT });
+    const body = { target_model_id: target, input_source: 'stored', input: { threshold: 0.5 } };
+    const first = await create(source, body);
+    expect(first.status).toBe(201);
+    const again = await create(source, { ...body, label: 'another label' });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ success: false, message: expect.stringContaining(first.body.subscription_id) });
+    // Another input, or another source of input, is another subscription.
+    expect((await create(source, { ...body, input: { threshold: 0.6 } })).status).toBe(201);
+    expect((await create(source, { target_model_id: target, input_source: 'trigger_output' })).status).toBe(201);
+    await h.api('DELETE', `/v2/models/${source}/event-subscriptions/${first.body.subscription_id}`);
+    const second = await create(source, body);
+    expect(second.status).toBe(201);
+    const reactivated = await h.api('PUT', `/v2/models/${source}/event-subscriptions/${first.body.subscription_id}/new_status`, {
+      body: { status: 'active' },
+    });
+    expect(reactivated.status).toBe(409);
+    expect(reactivated.body.message).toContain(second.body.subscription_id);
+    const active = (await h.api('GET', `/v2/models/${source}/event-subscriptions?status=active`)).body.items;
+    expect(active).toHaveLength(3);
+  });
 });

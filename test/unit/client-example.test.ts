@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { typeErrors } from '../helpers/type-errors';
 
@@ -36,5 +38,48 @@ describe("the typed client's README", () => {
     expect(
       ['unknown-path.ts', 'missing-field.ts', 'wrong-type.ts', 'missing-path-param.ts'].filter((file) => errors[file].length === 0),
     ).toEqual([]);
+  });
+
+  /**
+   * The type errors of the client and its example copied into a project of their own, `package.json` and
+   * `tsconfig.json` as given (`tsconfig: undefined`: what `tsc --init` writes today), compiled by tsc.
+   */
+  function compiledInProject(type: 'module' | 'commonjs', tsconfig?: object): string {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), `mos-client-${type}-`));
+    try {
+      mkdirSync(path.join(tmp, 'client'));
+      for (const file of ['index.ts', 'schema.d.ts', 'example.ts'])
+        copyFileSync(path.join(clientDir, file), path.join(tmp, 'client', file));
+      symlinkSync(path.join(root, 'node_modules'), path.join(tmp, 'node_modules'));
+      writeFileSync(path.join(tmp, 'package.json'), JSON.stringify({ type }));
+      const tsc = path.join(root, 'node_modules/.bin/tsc');
+      if (tsconfig) writeFileSync(path.join(tmp, 'tsconfig.json'), JSON.stringify(tsconfig));
+      else {
+        execFileSync(tsc, ['--init'], { cwd: tmp });
+        // A Node project: the example reads process.env.
+        const init = readFileSync(path.join(tmp, 'tsconfig.json'), 'utf8');
+        writeFileSync(path.join(tmp, 'tsconfig.json'), init.replace('"types": []', '"types": ["node"]'));
+      }
+      try {
+        execFileSync(tsc, ['-p', tmp, '--noEmit'], { cwd: tmp, encoding: 'utf8' });
+        return '';
+      } catch (err) {
+        return (err as { stdout: string }).stdout;
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+
+  it('compiles in an ES module project as tsc --init sets one up today (module nodenext, verbatimModuleSyntax)', () => {
+    expect(compiledInProject('module')).toBe('');
+  });
+
+  it('compiles in a CommonJS project', () => {
+    expect(
+      compiledInProject('commonjs', {
+        compilerOptions: { module: 'commonjs', target: 'es2022', strict: true, types: ['node'], esModuleInterop: true },
+      }),
+    ).toBe('');
   });
 });

@@ -203,6 +203,14 @@ describe('completing a job (jobs service on an in-memory store)', () => {
     expect(store.confirmed).toEqual(['j4']);
   });
 
+  it('answers 409 naming the missing workflow when an unfinished job has no workflow on this Temporal', async () => {
+    const { store, jobs } = service(() => ({ kind: 'closed' }));
+    store.put(jobView({ job_id: 'j7', status: 'running' }));
+    const refused = jobs.complete(ops, 'm', '1', 'j7', { status: 'success' });
+    await expect(refused).rejects.toThrow(ConflictError);
+    await expect(refused).rejects.toThrow(/workflow job-j7 does not exist on this Temporal.*TEMPORAL_MODE/);
+  });
+
   it('answers 503 when the report was not taken in time, and the recorded answer when it was', async () => {
     const { store, jobs } = service(() => ({ kind: 'unanswered', cause: new Error('deadline') }));
     store.put(jobView({ job_id: 'j5', status: 'running' }));

@@ -44,7 +44,10 @@ export const jobSchemas: Record<string, object> = {
       'queued_reason',
     ],
     properties: {
-      job_id: described('Durable job identifier (UUIDv7)', { type: 'string' }),
+      job_id: described(
+        'Durable job identifier: a UUIDv7 for a job a request started; a name-based UUIDv8 (version nibble 8) for a job the service derived from others, so that a repeat derives the same: a schedule fire (computable by a client: docs/schedules.md, "Identity"), a cascade, a shadow',
+        { type: 'string' },
+      ),
       model_id: described('The model', id),
       model_version: described('The model version that ran', id),
       assignment_id: nullable({ type: 'string' }, 'The assignment revision that started it, if any'),
@@ -201,6 +204,8 @@ export const jobSchemas: Record<string, object> = {
   CreateSubscriptionRequest: {
     type: 'object',
     additionalProperties: false,
+    description:
+      'An active subscription with the same trigger_event, target_model_id, target_action, input_source and input already on this model is a 409 naming it (whatever the label): two would start the target twice',
     required: ['trigger_event', 'target_model_id', 'target_action', 'input_source'],
     properties: {
       trigger_event: described('Which completion of this (source) model fires it', { enum: ['inference_complete', 'training_complete'] }),

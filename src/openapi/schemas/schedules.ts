@@ -150,7 +150,12 @@ export const scheduleSchemas: Record<string, object> = {
   ScheduleTriggerRequest: {
     type: 'object',
     additionalProperties: false,
-    properties: { overlap: described('For this fire (default `allow_all`: it runs even while another fire’s job runs)', overlap) },
+    properties: {
+      overlap: described(
+        'For this fire; default: the schedule’s own `policies.overlap`, so a trigger under `skip` starts nothing while a job of the schedule runs. A fire under `allow_all` runs regardless, and then neither the overlap policy nor `pause_on_failure` sees its job',
+        overlap,
+      ),
+    },
   },
   ScheduleBackfillRequest: {
     type: 'object',
@@ -159,7 +164,10 @@ export const scheduleSchemas: Record<string, object> = {
     properties: {
       start_at: described('The range’s start (inclusive)', dateTime),
       end_at: described('The range’s end (exclusive); not in the future', dateTime),
-      overlap: described('For these fires (default `allow_all`: they all run at once)', overlap),
+      overlap: described(
+        'For these fires; default `buffer_all`: each runs once the schedule’s running job (if any) and the fire before it have ended, so the overlap policy and `pause_on_failure` see every one. Under `allow_all` they all run at once, and neither sees their jobs',
+        overlap,
+      ),
     },
   },
   ScheduleFires: {
