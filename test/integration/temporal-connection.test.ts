@@ -167,7 +167,7 @@ describe('credentials rotated on disk', () => {
     const live = ca.client('live', 'first-certificate');
     const client = await connect(f.address, { ...mtlsEnv(live), TEMPORAL_TLS_REFRESH_SECONDS: '1' });
     rotateInPlace(live, ca.client('renewed', 'renewed-certificate'));
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1500)); // clock: one refresh interval (TEMPORAL_TLS_REFRESH_SECONDS=1) passes
     // The frontend restarts (a new pod): the connection's next handshake is made with the files as they are now.
     await f.restart();
     await client.connection.workflowService.getSystemInfo({});
@@ -184,7 +184,7 @@ describe('credentials rotated on disk', () => {
       TEMPORAL_TLS_REFRESH_SECONDS: '1',
     });
     writeFileSync(file, 'second-key\n');
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1500)); // clock: one refresh interval (TEMPORAL_TLS_REFRESH_SECONDS=1) passes
     await client.connection.workflowService.getSystemInfo({});
     expect(f.calls.at(-1)?.authorization).toBe('Bearer second-key');
   });

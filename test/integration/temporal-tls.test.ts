@@ -178,7 +178,7 @@ describeWithServer('temporal-server with mTLS on its frontend', () => {
     // The platform moves to a new client CA: certificates from it on disk first, then the server trusts only it.
     rotateInPlace(live, nextCa.client('renewed', 'after-rotation'));
     trustClientsOf(nextCa);
-    await new Promise((r) => setTimeout(r, 2500));
+    await new Promise((r) => setTimeout(r, 2500)); // clock: the refresh interval passes, so the client holds the new files
     await server.restart();
 
     // The old certificate would now be refused: both connections answer with the new one, no restart of theirs.
