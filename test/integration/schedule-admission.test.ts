@@ -47,7 +47,8 @@ describe("a tenant's schedules and its job bucket", () => {
 
     const fits = await h.api('POST', `${one}/backfill`, { body: range(2) });
     expect(fits.status).toBe(202);
-    await eventually(async () => (await jobsOf(created.body.schedule_id)).length === 2, 30000, 'the two backfilled jobs');
+    // Under buffer_all the two fires run one after the other, each waiting for its job to end.
+    await eventually(async () => (await jobsOf(created.body.schedule_id)).length === 2, 60000, 'the two backfilled jobs');
 
     // The two fires took the bucket's two tokens: a trigger is refused with the time until the next one.
     const trigger = await h.api('POST', `${one}/trigger`, { body: {} });
