@@ -128,7 +128,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     await migrateLatest(resources.knex, createSecretBox(config.secretKeys));
 
     // One process, one registry of metrics: the API's /metrics shows the worker's series too.
-    const worker = await composeWorker({ ...resources, workflowBundle: options.workflowBundle });
+    const worker = await composeWorker({ ...resources, workflowBundle: options.workflowBundle, poolName: 'mos-dev' });
     const workerRun = worker.run();
     cleanups.push(async () => {
       await worker.close();
