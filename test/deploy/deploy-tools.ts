@@ -1,0 +1,35 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+export const root = path.resolve(__dirname, '../..');
+export const chartDir = path.join(root, 'deploy/helm/model-orchestration');
+
+/** The tools `npm run setup:deploy-tools` puts in .tools/bin (built from the Go module proxy, cached per machine). */
+export function tool(name: 'helm' | 'deploy-check'): string {
+  const bin = path.join(root, '.tools/bin', name);
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run setup:deploy-tools`);
+  return bin;
+}
+
+export function run(cmd: string, args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { input, encoding: 'utf8', cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** YAML documents as objects, read by the checker's YAML → JSON (merge keys resolved). */
+export function yamlDocuments(text: string): any[] {
+  const r = run(tool('deploy-check'), ['json'], text);
+  if (r.status !== 0) throw new Error(`deploy-check json failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** `helm template` of the chart with these values files and `--set`s; throws with helm's message on failure. */
+export function render(valuesFiles: string[], sets: string[] = []): string {
+  const args = ['template', 'mos', chartDir, '--namespace', 'mos'];
+  for (const f of valuesFiles) args.push('-f', f);
+  for (const s of sets) args.push('--set', s);
+  const r = run(tool('helm'), args);
+  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
+  return r.stdout;
+}
