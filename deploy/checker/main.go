@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -131,17 +133,17 @@ func check(doc []byte) (string, error) {
 	if head.Metadata.Name == "" {
 		return name, fmt.Errorf("metadata.name is empty")
 	}
-	// Strict: a duplicate key or a field the Go type does not have is an error.
+	// Strict as the API server's fieldValidation=Strict: a duplicate key, or a field the Go type does not have, or
+	// has in another case (encoding/json would match `coolDownPeriod` to `cooldownPeriod`), is an error.
 	asJSON, err := yaml.YAMLToJSONStrict(doc)
 	if err != nil {
 		return name, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(asJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(newValue()); err != nil {
+	strict, err := kjson.UnmarshalStrict(asJSON, newValue(), kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+	if err != nil {
 		return name, err
 	}
-	return name, nil
+	return name, errors.Join(strict...)
 }
 
 func printJSON(docs [][]byte) error {

@@ -24,9 +24,15 @@ export function yamlDocuments(text: string): any[] {
   return JSON.parse(r.stdout);
 }
 
+/**
+ * The Kubernetes version `helm template` renders for: a helm built by `go install` has no version stamped in and
+ * would say v1.20, below the chart's kubeVersion.
+ */
+export const KUBE_VERSION = '1.31.0';
+
 /** `helm template` of the chart with these values files and `--set`s; throws with helm's message on failure. */
 export function render(valuesFiles: string[], sets: string[] = []): string {
-  const args = ['template', 'mos', chartDir, '--namespace', 'mos'];
+  const args = ['template', 'mos', chartDir, '--namespace', 'mos', '--kube-version', KUBE_VERSION];
   for (const f of valuesFiles) args.push('-f', f);
   for (const s of sets) args.push('--set', s);
   const r = run(tool('helm'), args);

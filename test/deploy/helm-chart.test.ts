@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, requireProductionSettings } from '../../src/config';
 import type { Env } from '../../src/env-values';
-import { chartDir, render, run, tool, yamlDocuments } from './deploy-tools';
+import { chartDir, KUBE_VERSION, render, run, tool, yamlDocuments } from './deploy-tools';
 
 const examples = readdirSync(path.join(chartDir, 'examples'))
   .filter((f) => f.endsWith('.yaml'))
@@ -67,7 +67,7 @@ function containerEnvs(objects: any[]): Map<string, string[]> {
 describe('the Helm chart', () => {
   it('passes helm lint --strict with each example values file', () => {
     for (const values of examples) {
-      const r = run(tool('helm'), ['lint', '--strict', chartDir, '-f', values]);
+      const r = run(tool('helm'), ['lint', '--strict', chartDir, '-f', values, '--kube-version', KUBE_VERSION]);
       expect({ values, status: r.status, out: r.status === 0 ? '' : r.stdout + r.stderr }).toEqual({ values, status: 0, out: '' });
     }
   });
@@ -80,6 +80,18 @@ describe('the Helm chart', () => {
       expect(r.status).toBe(0);
     },
   );
+
+  it("has a checker that fails a misspelt field, in a Kubernetes type and in KEDA's", () => {
+    const rendered = render([path.join(chartDir, 'examples', 'temporal-cloud.yaml')]);
+    for (const [right, wrong] of [
+      ['imagePullPolicy:', 'imagePulPolicy:'],
+      ['cooldownPeriod:', 'coolDownPeriod:'],
+    ]) {
+      const r = run(tool('deploy-check'), [], rendered.replace(right, wrong));
+      expect(r.status).toBe(1);
+      expect(r.stdout).toMatch(new RegExp(`^FAIL .*unknown field "[^"]*${wrong.slice(0, -1)}"`, 'm'));
+    }
+  });
 
   it('scales the workers with KEDA on the task queue when asked, with an HPA otherwise', () => {
     const kinds = (values: string) =>
@@ -117,10 +129,30 @@ describe('the Helm chart', () => {
   });
 
   it('refuses a wrong value, naming its path', () => {
-    const r = run(tool('helm'), ['template', 'mos', chartDir, '-f', examples[0], '--set', 'worker.autoscaling.keda.targetQueueSize=many']);
+    const r = run(tool('helm'), [
+      'template',
+      'mos',
+      chartDir,
+      '--kube-version',
+      KUBE_VERSION,
+      '-f',
+      examples[0],
+      '--set',
+      'worker.autoscaling.keda.targetQueueSize=many',
+    ]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/worker[./]autoscaling[./]keda[./]targetQueueSize/);
-    const misspelt = run(tool('helm'), ['template', 'mos', chartDir, '-f', examples[0], '--set', 'api.replica=3']);
+    const misspelt = run(tool('helm'), [
+      'template',
+      'mos',
+      chartDir,
+      '--kube-version',
+      KUBE_VERSION,
+      '-f',
+      examples[0],
+      '--set',
+      'api.replica=3',
+    ]);
     expect(misspelt.status).not.toBe(0);
     expect(misspelt.stderr).toMatch(/replica/);
   });
@@ -136,7 +168,7 @@ describe('the Helm chart', () => {
           unknown: [],
         });
         // The migration needs only the database, its keys and the Temporal namespace.
-        const needed = container.includes('/migrate/') ? ['DATABASE_URL', 'SECRET_KEYS', 'TEMPORAL_ADDRESS'] : required;
+        const needed = container.endsWith('/migrate') ? ['DATABASE_URL', 'SECRET_KEYS', 'TEMPORAL_ADDRESS'] : required;
         expect({ container, missing: needed.filter((n) => !names.includes(n)) }).toEqual({ container, missing: [] });
       }
     }
