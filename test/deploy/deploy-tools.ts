@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig, requireProductionSettings } from '../../src/config';
+import type { Env } from '../../src/env-values';
 
 export const root = path.resolve(__dirname, '../..');
 export const chartDir = path.join(root, 'deploy/helm/model-orchestration');
@@ -38,4 +40,31 @@ export function render(valuesFiles: string[], sets: string[] = []): string {
   const r = run(tool('helm'), args);
   if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
   return r.stdout;
+}
+
+/** Every variable loadConfig reads, recorded as it asks (the README table's test reads them the same way). */
+export function settingsTheServiceReads(): Set<string> {
+  const read = new Set<string>();
+  loadConfig(
+    new Proxy<Env>(
+      {},
+      {
+        get: (_t, name) => {
+          if (typeof name === 'string') read.add(name);
+          return undefined;
+        },
+      },
+    ),
+  );
+  return read;
+}
+
+/** The settings the API and the worker refuse to start without, as requireProductionSettings names them. */
+export function requiredSettings(): string[] {
+  try {
+    requireProductionSettings(loadConfig({}));
+  } catch (err) {
+    return (err as Error).message.replace(/^missing required settings: /, '').split(', ');
+  }
+  throw new Error('an empty environment passed requireProductionSettings');
 }

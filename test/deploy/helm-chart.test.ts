@@ -1,8 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, requireProductionSettings } from '../../src/config';
-import type { Env } from '../../src/env-values';
-import { chartDir, KUBE_VERSION, render, run, tool, yamlDocuments } from './deploy-tools';
+import { chartDir, KUBE_VERSION, render, requiredSettings, run, settingsTheServiceReads, tool, yamlDocuments } from './deploy-tools';
 
 const examples = readdirSync(path.join(chartDir, 'examples'))
   .filter((f) => f.endsWith('.yaml'))
@@ -21,33 +19,6 @@ const PENDING_TEMPORAL_CONNECTION_SETTINGS = [
   'TEMPORAL_API_KEY',
   'TEMPORAL_API_KEY_FILE',
 ];
-
-/** Every variable loadConfig reads, recorded as it asks (the README table's test reads them the same way). */
-function settingsTheServiceReads(): Set<string> {
-  const read = new Set<string>();
-  loadConfig(
-    new Proxy<Env>(
-      {},
-      {
-        get: (_t, name) => {
-          if (typeof name === 'string') read.add(name);
-          return undefined;
-        },
-      },
-    ),
-  );
-  return read;
-}
-
-/** The settings the API and the worker refuse to start without, as requireProductionSettings names them. */
-function requiredSettings(): string[] {
-  try {
-    requireProductionSettings(loadConfig({}));
-  } catch (err) {
-    return (err as Error).message.replace(/^missing required settings: /, '').split(', ');
-  }
-  throw new Error('an empty environment passed requireProductionSettings');
-}
 
 /** The environment variables each container of the rendered objects gets: its `env`, and the ConfigMaps of `envFrom`. */
 function containerEnvs(objects: any[]): Map<string, string[]> {
@@ -129,30 +100,12 @@ describe('the Helm chart', () => {
   });
 
   it('refuses a wrong value, naming its path', () => {
-    const r = run(tool('helm'), [
-      'template',
-      'mos',
-      chartDir,
-      '--kube-version',
-      KUBE_VERSION,
-      '-f',
-      examples[0],
-      '--set',
-      'worker.autoscaling.keda.targetQueueSize=many',
-    ]);
-    expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/worker[./]autoscaling[./]keda[./]targetQueueSize/);
-    const misspelt = run(tool('helm'), [
-      'template',
-      'mos',
-      chartDir,
-      '--kube-version',
-      KUBE_VERSION,
-      '-f',
-      examples[0],
-      '--set',
-      'api.replica=3',
-    ]);
+    const template = (set: string) =>
+      run(tool('helm'), ['template', 'mos', chartDir, '--kube-version', KUBE_VERSION, '-f', examples[0], '--set', set]);
+    const wrongType = template('worker.autoscaling.keda.targetQueueSize=many');
+    expect(wrongType.status).not.toBe(0);
+    expect(wrongType.stderr).toMatch(/worker[./]autoscaling[./]keda[./]targetQueueSize/);
+    const misspelt = template('api.replica=3');
     expect(misspelt.status).not.toBe(0);
     expect(misspelt.stderr).toMatch(/replica/);
   });
