@@ -30,6 +30,7 @@ import { slotReleaserFor } from './temporal/slot-releaser-factory';
 import { startScheduleReconciler } from './temporal/schedule-reconciler';
 import { scheduleGatewayFor } from './temporal/schedule-gateway';
 import { webhookDispatcherFor } from './temporal/webhook-dispatcher';
+import { holdLeadership, WORKER_DUTIES_LOCK } from './db/leader-lock';
 import { builtinImplementations, type InProcessRegistry } from '../activities/in-process/registry';
 
 /*
@@ -206,6 +207,49 @@ export interface WorkerCompositionOptions {
   loops?: boolean;
   /** Serve the worker's /metrics (with the SDK's) on WORKER_METRICS_PORT when it is set; on unless false. */
   serveMetrics?: boolean;
+  /** Name of the process's pool; the worker-duties lock's connection is named after it (`<name>-duties`). */
+  poolName?: string;
+}
+
+/**
+ * The loops that must run once per deployment: the pending-job reconciler, the releaser of held jobs, the schedule
+ * reconciler (as JOB_RECONCILER and SCHEDULE_RECONCILE_SECONDS say) and the webhook dispatcher (WEBHOOK_DISPATCHER).
+ * Every worker replica, with the same environment, asks for one Postgres advisory lock; the one that holds it runs
+ * them, and another takes them over when it dies (docs/deploy.md, "Duties of one worker"). Undefined when the
+ * switches leave this worker none.
+ */
+function leaderOfDuties(
+  deps: Pick<Resources, 'knex' | 'config' | 'log' | 'metrics'> & { client: Client; gateway: JobGateway; poolName: string },
+) {
+  const { knex, client, gateway, config, log, metrics } = deps;
+  const reconcile = config.jobs.reconcilerEnabled;
+  if (!reconcile && !config.webhooks.dispatcherEnabled) return undefined;
+  return holdLeadership({
+    knex,
+    lockKey: WORKER_DUTIES_LOCK,
+    name: `${deps.poolName}-duties`,
+    log,
+    async lead() {
+      const stops: (() => Promise<void>)[] = [];
+      if (reconcile) {
+        const reconciler = startReconciler({ knex, gateway, log, metrics });
+        stops.push(() => reconciler.stop());
+        // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
+        const releaser = slotReleaserFor({ knex, gateway, log, metrics, config });
+        stops.push(() => releaser.stop());
+        const everySeconds = config.schedules.reconcileSeconds;
+        if (everySeconds > 0) {
+          const scheduleReconciler = startScheduleReconciler({ knex, log, everySeconds, gateway: scheduleGatewayFor(client, config) });
+          stops.push(() => scheduleReconciler.stop());
+        }
+      }
+      const dispatcher = webhookDispatcherFor({ knex, client, config, log });
+      if (dispatcher) stops.push(() => dispatcher.stop());
+      return async () => {
+        await Promise.all(stops.map((stop) => stop()));
+      };
+    },
+  });
 }
 
 export interface WorkerParts {
@@ -259,20 +303,8 @@ export async function composeWorker(deps: Resources & WorkerCompositionOptions):
       activityInterceptors: deps.activityInterceptors,
     });
     if (deps.loops !== false) {
-      if (config.jobs.reconcilerEnabled) {
-        const reconciler = startReconciler({ knex, gateway, log, metrics });
-        stops.push(() => reconciler.stop());
-        // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
-        const releaser = slotReleaserFor({ knex, gateway, log, metrics, config });
-        stops.push(() => releaser.stop());
-      }
-      const dispatcher = webhookDispatcherFor({ knex, client, config, log });
-      if (dispatcher) stops.push(() => dispatcher.stop());
-      const everySeconds = config.schedules.reconcileSeconds;
-      if (config.jobs.reconcilerEnabled && everySeconds > 0) {
-        const scheduleReconciler = startScheduleReconciler({ knex, log, everySeconds, gateway: scheduleGatewayFor(client, config) });
-        stops.push(() => scheduleReconciler.stop());
-      }
+      const leadership = leaderOfDuties({ knex, client, gateway, config, log, metrics, poolName: deps.poolName ?? 'mos-worker' });
+      if (leadership) stops.push(() => leadership.stop());
     }
     if (!config.jobs.tokenKeys.length)
       log.warn('JOB_TOKEN_KEYS is not set: dispatches carry no job token (docs/authorization.md, "Job tokens")');

@@ -7,6 +7,7 @@ import { parseSecretKeys } from './secrets/secret-keys';
 import type { SecretKey } from './secrets/secret-box';
 import { parseJobTokenKeys, type JobTokenKey } from './auth/job-tokens';
 import { isTemporalCloud, temporalEndpointSettings, type TemporalEndpoint } from './temporal/connection-settings';
+import { DEV_ISSUER, DEV_PLATFORM_CLIENT } from './dev/dev-auth';
 
 export type AccessClass = 'platform' | 'tenant';
 export interface MachineClientConfig {
@@ -221,6 +222,37 @@ export function parseAllowedOrigins(raw: string | undefined): string[] {
   return origins;
 }
 
+/**
+ * The auth settings, refusing the dev issuer (whose signing key anyone with the evaluation install holds) unless
+ * AUTH_DEV_ISSUER=on says this is an evaluation (docker compose's evaluation profile); then its platform client
+ * is known too, as under `npm start`.
+ */
+function authConfig(env: Env): AuthConfig {
+  const issuer = env.AUTH_ISSUER || undefined;
+  const devIssuer = onOff(env, 'AUTH_DEV_ISSUER', false);
+  if (issuer === DEV_ISSUER && !devIssuer)
+    throw new ConfigError(
+      `AUTH_ISSUER is the dev issuer (${DEV_ISSUER}), whose signing key is not a secret: set AUTH_JWKS_URL and AUTH_ISSUER to your identity provider, or run the evaluation (docs/deploy.md, "Compose")`,
+    );
+  const machineClients = parseMachineClients(env.MACHINE_CLIENTS);
+  if (devIssuer && issuer === DEV_ISSUER) machineClients[DEV_PLATFORM_CLIENT] ??= { access: 'platform', tenants: [] };
+  return {
+    jwksUrl: url(env, 'AUTH_JWKS_URL'),
+    issuer,
+    audience: env.AUTH_AUDIENCE || undefined,
+    scopePrefix: env.AUTH_SCOPE_PREFIX ?? 'platform/',
+    groupsClaim: env.AUTH_GROUPS_CLAIM || 'idp:groups',
+    machineClients,
+    clockSkewSeconds: integer(env, 'AUTH_CLOCK_SKEW_SECONDS', 5, 0),
+    jwks: {
+      timeoutSeconds: integer(env, 'AUTH_JWKS_TIMEOUT_SECONDS', 5),
+      refreshSeconds: integer(env, 'AUTH_JWKS_REFRESH_SECONDS', 300),
+      maxStalenessSeconds: integer(env, 'AUTH_JWKS_MAX_STALENESS_SECONDS', 6 * 3600),
+      minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 1, 0),
+    },
+  };
+}
+
 function wrapConfigError<T>(read: () => T): T {
   try {
     return read();
@@ -250,21 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
       taskQueue: env.TEMPORAL_TASK_QUEUE || 'model-jobs',
       uiUrl: url(env, 'TEMPORAL_UI_URL'),
     },
-    auth: {
-      jwksUrl: url(env, 'AUTH_JWKS_URL'),
-      issuer: env.AUTH_ISSUER || undefined,
-      audience: env.AUTH_AUDIENCE || undefined,
-      scopePrefix: env.AUTH_SCOPE_PREFIX ?? 'platform/',
-      groupsClaim: env.AUTH_GROUPS_CLAIM || 'idp:groups',
-      machineClients: parseMachineClients(env.MACHINE_CLIENTS),
-      clockSkewSeconds: integer(env, 'AUTH_CLOCK_SKEW_SECONDS', 5, 0),
-      jwks: {
-        timeoutSeconds: integer(env, 'AUTH_JWKS_TIMEOUT_SECONDS', 5),
-        refreshSeconds: integer(env, 'AUTH_JWKS_REFRESH_SECONDS', 300),
-        maxStalenessSeconds: integer(env, 'AUTH_JWKS_MAX_STALENESS_SECONDS', 6 * 3600),
-        minRefetchSeconds: integer(env, 'AUTH_JWKS_MIN_REFETCH_SECONDS', 1, 0),
-      },
-    },
+    auth: authConfig(env),
     jobs: {
       completionDeadlineSeconds: integer(env, 'JOB_COMPLETION_DEADLINE_SECONDS', 3600),
       maxCascadeDepth: integer(env, 'MAX_CASCADE_DEPTH', 5, 0),

@@ -163,7 +163,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     if (options.env.PUBLIC_BASE_URL === undefined) config.publicBaseUrl = apiUrl;
 
     // One process, one registry of metrics: the API's /metrics shows the worker's series too.
-    const worker = await composeWorker({ ...resources, workflowBundle: options.workflowBundle });
+    const worker = await composeWorker({ ...resources, workflowBundle: options.workflowBundle, poolName: 'mos-dev' });
     const workerRun = worker.run();
     cleanups.push(async () => {
       await worker.close();
