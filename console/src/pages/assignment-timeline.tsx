@@ -50,7 +50,10 @@ export function AssignmentTimeline({ clientId, domainId }: { clientId: string; d
                         {r.model_id} v{r.model_version}
                       </strong>{' '}
                       from <When at={r.activated_at} /> to {r.archived_at ? <When at={r.archived_at} /> : 'now'}
+                      {r.role ? ` · ${r.role}` : ''}
+                      {typeof r.settings?.share === 'number' ? ` at ${r.settings.share} %` : ''}
                       {r.created_by ? ` · by ${r.created_by}` : ''}
+                      {r.status_reason ? ` · ${r.status_reason}` : ''}
                       {inForceAt(r, instant) && <span className="badge"> in force</span>}
                     </li>
                   ))}
