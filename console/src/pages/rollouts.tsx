@@ -70,8 +70,8 @@ function StartRollout({ clientId, domainId, initial }: Keys & { initial?: Revisi
       {!initial && (
         <>
           <Field label="Rollout key" value={key} onChange={setKey} placeholder="fare-v2" />
-          <Field label="Candidate model id" value={modelId} onChange={setModelId} />
-          <Field label="Candidate version" value={version} onChange={setVersion} />
+          <Field label="Candidate's model" value={modelId} onChange={setModelId} />
+          <Field label="Candidate's version" value={version} onChange={setVersion} />
           <div className="field">
             <label htmlFor={`${id}-role`}>Role</label>
             <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value)}>
