@@ -233,4 +233,42 @@ describe('operator console journeys', () => {
     await page.getByRole('button', { name: 'Backfill', exact: true }).click();
     await page.getByText(/^Backfill of 2 fires/).waitFor();
   });
+
+  it('creates a model and a version, and activates the version after its preview', async () => {
+    const modelId = uid('model');
+    const statusOf = async (version: string) =>
+      (await h.api('GET', `/v2/models/${modelId}/versions`)).body.items.find((v: { version: string }) => v.version === version)?.status;
+    await signInWithDevToken('/registry');
+    await page.getByLabel('Model id').fill(modelId);
+    await page.getByLabel('Model name').fill('Console model');
+    await page.getByRole('button', { name: 'Create model' }).click();
+    await page.getByRole('status').getByRole('link', { name: modelId }).click();
+    await page.getByRole('heading', { name: `Model ${modelId}` }).waitFor();
+    await page.getByRole('heading', { name: `Subscriptions of ${modelId}` }).waitFor();
+    await expectAccessible('model with the registry writes');
+
+    await page.getByLabel('Version', { exact: true }).fill('2');
+    await page.getByRole('button', { name: 'Create version' }).click();
+    await page.getByText('Version 2 created (pending).').waitFor();
+    await page.getByLabel('Version to change').fill('2');
+    await page.getByRole('button', { name: 'Preview: set version 2 active' }).click();
+    await page.getByRole('region', { name: 'Preview' }).waitFor();
+    expect(await statusOf('2')).toBe('pending');
+    await page.getByRole('button', { name: 'Confirm: set version 2 active' }).click();
+    await page.getByText('Done: set version 2 active.').waitFor();
+    expect(await statusOf('2')).toBe('active');
+    await page
+      .getByRole('region', { name: 'Versions' })
+      .getByRole('row', { name: /^2 active/ })
+      .waitFor();
+  });
+
+  it('offers the registry writes only to platform callers', async () => {
+    const token = await h.idp.human('scoped-admin', [], ['admin']);
+    await page.goto('/console/registry');
+    await page.getByLabel(/Access token/).fill(token);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Models' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Create model' }).count()).toBe(0);
+  });
 });
