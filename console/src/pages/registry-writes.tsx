@@ -6,7 +6,7 @@ import { ok } from '../api';
 import { useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Status } from '../components/status';
-import { Field, parseJson } from '../components/field';
+import { EXAMPLE_FEATURES, Field, parseJson } from '../components/field';
 import { Table } from '../components/table';
 import { ConfirmButton } from '../components/confirm-button';
 import { PreviewedChange } from '../components/previewed-change';
@@ -14,7 +14,6 @@ import { PreviewedChange } from '../components/previewed-change';
 // The shared registry's writes are platform-only (a platform machine client or a user in group admin): the pages
 // offer these forms to such callers only, and the API's 403 is shown as any refusal.
 
-const EXAMPLE_FEATURES = JSON.stringify([{ name: 'seats', json_schema: { type: 'integer', minimum: 1 }, mandatory: true }], null, 2);
 const EXAMPLE_HANDLERS = JSON.stringify(
   { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'echo' } },
   null,

@@ -10,6 +10,7 @@ import { Field } from '../components/field';
 import { Table } from '../components/table';
 import { ConfirmButton } from '../components/confirm-button';
 import { PreviewedChange } from '../components/previewed-change';
+import { useAssignmentRevisions } from './assignment-timeline';
 
 type Revision = Schemas['Assignment'];
 type Side = Schemas['RolloutSide'];
@@ -284,17 +285,8 @@ function ActiveRollout({ clientId, domainId, revision }: Keys & { revision: Revi
 
 /** The domain's canaries and shadows: in force with their report and actions, and those that left force and why. */
 export function Rollouts({ clientId, domainId }: Keys) {
-  const { api } = useSession();
   const canManage = useCan('manage_domains');
-  const revisions = useQuery({
-    queryKey: ['assignments', clientId, domainId],
-    queryFn: () =>
-      ok(
-        api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments', {
-          params: { path: { client_id: clientId, domain_id: domainId }, query: { status: 'all', limit: 100 } },
-        }),
-      ),
-  });
+  const revisions = useAssignmentRevisions(clientId, domainId);
   return (
     <section aria-labelledby="rollouts">
       <h2 id="rollouts">Rollouts</h2>

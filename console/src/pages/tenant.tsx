@@ -7,10 +7,8 @@ import { ApiError } from '../errors';
 import { useCan, useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
-import { Field, parseJson } from '../components/field';
+import { EXAMPLE_FEATURES, Field, parseJson } from '../components/field';
 import { Table } from '../components/table';
-
-const EXAMPLE_FEATURES = JSON.stringify([{ name: 'seats', json_schema: { type: 'integer', minimum: 1 }, mandatory: true }], null, 2);
 
 function CreateDomain({ clientId }: { clientId: string }) {
   const { api } = useSession();
