@@ -271,4 +271,36 @@ describe('operator console journeys', () => {
     await page.getByRole('heading', { name: 'Models' }).waitFor();
     expect(await page.getByRole('button', { name: 'Create model' }).count()).toBe(0);
   });
+
+  it("creates a subscription whose stored input the target's schema checks, pauses, resumes and deletes it", async () => {
+    const target = await activeModel(h, {
+      handler_contracts: {
+        inference: { input_schema: { type: 'object', properties: { threshold: { type: 'number' } }, required: ['threshold'] } },
+      },
+    });
+    const source = await activeModel(h);
+    await signInWithDevToken(`/registry/${source}`);
+    const form = page.getByRole('form', { name: 'New subscription' });
+    await form.getByLabel('Run the inference of model').fill(target);
+    await form.getByLabel('With the input').selectOption('stored');
+    await form.getByLabel('Stored input (JSON)').fill('{"threshold": "high"}');
+    await form.getByRole('button', { name: 'Create subscription' }).click();
+    await form.getByRole('alert').waitFor();
+    await form.getByLabel('Stored input (JSON)').fill('{"threshold": 0.5}');
+    await form.getByRole('button', { name: 'Create subscription' }).click();
+    await form.getByText(/^Subscription .* created\.$/).waitFor();
+    expect(await form.getByRole('alert').count()).toBe(0);
+
+    const row = page.getByRole('region', { name: `Subscriptions of ${source}` }).getByRole('row', { name: new RegExp(target) });
+    await row.getByText('active', { exact: true }).waitFor();
+    await row.getByRole('button', { name: `Pause subscription to ${target}` }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    await row.getByRole('button', { name: `Resume subscription to ${target}` }).click();
+    await row.getByText('active', { exact: true }).waitFor();
+    // Deleting disables it for good and keeps it listed (the API's DELETE).
+    await row.getByRole('button', { name: `Delete subscription to ${target}` }).click();
+    await row.getByRole('button', { name: 'Confirm' }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    expect((await h.api('GET', `/v2/models/${source}/event-subscriptions`)).body.items).toMatchObject([{ status: 'disabled' }]);
+  });
 });

@@ -217,7 +217,8 @@ function SubscriptionActions({ modelId, subscription }: { modelId: string; subsc
       </button>{' '}
       <ConfirmButton
         label={`Delete subscription to ${subscription.target_model_id}`}
-        question={`Delete it? ${modelId}'s completions stop starting ${subscription.target_model_id}.`}
+        // The API's DELETE disables the subscription and keeps it listed, as a pause would; it stays for the history.
+        question={`Delete it? ${modelId}'s completions stop starting ${subscription.target_model_id}; it stays listed as disabled.`}
         onConfirm={() => remove.mutate()}
       />
       <ErrorMessage error={status.error ?? remove.error} />
