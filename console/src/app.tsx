@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Route, Router, Switch } from 'wouter';
 import type { ConsoleSettings } from '../../src/console-settings';
@@ -7,6 +7,8 @@ import { ApiError } from './errors';
 import { callerOf, tokenStore } from './session';
 import { CALLBACK_PATH, finishOidcSignIn } from './oidc';
 import { SessionContext, type Session } from './session-context';
+import { shareSession, type SessionShare } from './session-share';
+import { refreshInterval } from './live';
 import { Layout } from './components/layout';
 import { SignIn } from './pages/sign-in';
 import { Overview } from './pages/overview';
@@ -19,6 +21,7 @@ const TenantPage = lazy(() => import('./pages/tenant').then((m) => ({ default: m
 const DomainPage = lazy(() => import('./pages/domain').then((m) => ({ default: m.DomainPage })));
 const Jobs = lazy(() => import('./pages/jobs').then((m) => ({ default: m.Jobs })));
 const JobPage = lazy(() => import('./pages/job').then((m) => ({ default: m.JobPage })));
+const Schedules = lazy(() => import('./pages/schedules').then((m) => ({ default: m.Schedules })));
 const Webhooks = lazy(() => import('./pages/webhooks').then((m) => ({ default: m.Webhooks })));
 
 function newQueryClient() {
@@ -28,7 +31,9 @@ function newQueryClient() {
         staleTime: 5_000,
         // A 4xx will answer the same again; a network error or a 5xx may not.
         retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 2,
-        refetchOnWindowFocus: false,
+        // Pages read again what they show while open (live.ts), and at once when the tab is shown again.
+        refetchInterval: refreshInterval,
+        refetchOnWindowFocus: true,
       },
     },
   });
@@ -51,6 +56,29 @@ export function App({ settings }: { settings: ConsoleSettings }) {
       ),
     [],
   );
+  const share = useRef<SessionShare | null>(null);
+  useEffect(() => {
+    share.current = shareSession({
+      current: () => {
+        const held = tokenStore.get();
+        const expiresAt = held ? callerOf(held, settings)?.expiresAt : undefined;
+        return held && (expiresAt === undefined || expiresAt > Date.now()) ? held : null;
+      },
+      onToken: (next) => {
+        tokenStore.set(next);
+        queryClient.clear();
+        setExpired(false);
+        setToken(next);
+      },
+      onSignOut: () => {
+        tokenStore.clear();
+        queryClient.clear();
+        setExpired(false);
+        setToken(null);
+      },
+    });
+    return () => share.current?.close();
+  }, []);
   const [oidcError, setOidcError] = useState<unknown>(null);
   // Back from the identity provider: trade the code for a token once, then show the page the user started from.
   useEffect(() => {
@@ -58,6 +86,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
     finishOidcSignIn(settings.oidc).then((next) => {
       tokenStore.set(next);
       setToken(next);
+      share.current?.signedIn(next);
     }, setOidcError);
   }, [settings.oidc]);
   const caller = token ? callerOf(token, settings) : undefined;
@@ -73,6 +102,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
               queryClient.clear();
               setExpired(false);
               setToken(null);
+              share.current?.signedOut();
             },
           }
         : null,
@@ -85,6 +115,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
       queryClient.clear();
       setExpired(false);
       setToken(next);
+      share.current?.signedIn(next);
     };
     return <SignIn settings={settings} onSignIn={signIn} expired={expired} invalid={Boolean(token) && !caller} oidcError={oidcError} />;
   }
@@ -100,6 +131,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
                 <Route path="/registry/:modelId" component={ModelPage} />
                 <Route path="/tenants" component={Tenants} />
                 <Route path="/tenants/:clientId" component={TenantPage} />
+                <Route path="/tenants/:clientId/schedules" component={Schedules} />
                 <Route path="/tenants/:clientId/domains/:domainId" component={DomainPage} />
                 <Route path="/jobs" component={Jobs} />
                 <Route path="/jobs/:jobId" component={JobPage} />

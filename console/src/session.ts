@@ -9,11 +9,20 @@ export interface Caller {
   /** Tenants a user's groups name (`client:acme`); empty for platform callers and machine clients. */
   tenants: string[];
   admin: boolean;
+  /**
+   * May reach what every tenant shares (registry writes, tenants and their limits): a user in group `admin`, or a
+   * machine client with scope admin (whether the client is bound to tenants is the API's configuration, so its 403
+   * is the final word there).
+   */
+  platform: boolean;
   permissions: ReadonlySet<Permission>;
   expiresAt?: number;
 }
 
-/** The token lives in sessionStorage (this tab only, gone when it closes), never in the URL. */
+/**
+ * The token lives in sessionStorage (this tab only, gone when it closes), never in the URL; other tabs of the origin
+ * get it from a signed-in tab over a BroadcastChannel (session-share.ts), never from storage they share.
+ */
 export const tokenStore = {
   get: (): string | null => sessionStorage.getItem(KEY),
   set: (token: string) => sessionStorage.setItem(KEY, token),
@@ -47,6 +56,8 @@ export function callerOf(token: string, settings: ConsoleSettings): Caller | und
     name,
     tenants: groups.filter((g) => g.startsWith('client:')).map((g) => g.slice('client:'.length)),
     admin: grant.admin || groupAdmin,
+    platform:
+      groupAdmin || (grant.admin && typeof claims.client_id === 'string' && rawGroups === undefined && claims.username === undefined),
     permissions,
     expiresAt: typeof claims.exp === 'number' ? claims.exp * 1000 : undefined,
   };

@@ -249,6 +249,21 @@ describe('operator console', () => {
     const modelId = await activeModel(h);
     const t = await tenantWithDomain(h, { modelId });
     const job = (await initService(h, t.base, 'svc-axe', { seats: 5 })).body.job_id as string;
+    // A canary and a schedule, so the rollouts of the domain page and the schedules page show what they hold.
+    await addVersion(h, modelId, '2', FEATURES);
+    const canary = await h.api('PUT', `${t.base}/assignments/${modelId}-v2`, {
+      body: {
+        model_id: modelId,
+        model_version: '2',
+        role: 'canary',
+        settings: { share: 50, guardrail: { max_failure_rate: 0.5, min_jobs: 3 } },
+      },
+    });
+    expect(canary.status).toBe(201);
+    const schedule = await h.api('POST', `/v2/clients/${t.clientId}/schedules`, {
+      body: { domain_id: t.domainId, service_id: 'svc-axe', spec: { cron: ['0 6 * * *'] }, description: 'morning re-score' },
+    });
+    expect(schedule.status).toBe(201);
     const hook = await h.api('POST', `/v2/clients/${t.clientId}/webhooks`, {
       body: { url: 'https://93.184.215.14/mos', event_types: ['schedule.run_skipped'] },
     });
@@ -262,6 +277,7 @@ describe('operator console', () => {
       ['tenants', '/tenants', 'Tenants'],
       ['tenant', `/tenants/${t.clientId}`, `Tenant ${t.clientId}`],
       ['domain', `/tenants/${t.clientId}/domains/${t.domainId}`, `Domain ${t.domainId}`],
+      ['schedules', `/tenants/${t.clientId}/schedules`, `Schedules of tenant ${t.clientId}`],
       ['jobs', `/jobs?client_id=${t.clientId}`, 'Jobs'],
       ['job', `/jobs/${job}`, `Job ${job}`],
       ['webhooks', '/webhooks', 'Webhooks'],
@@ -271,6 +287,8 @@ describe('operator console', () => {
       if (name === 'overview') await page.getByRole('button', { name: 'Use the dev admin token' }).click();
       else await open(consolePath);
       await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      // The schedules page with one schedule opened: its runs, actions and the change of its spec.
+      if (name === 'schedules') await page.getByRole('button', { name: 'morning re-score' }).click();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
       found.push(...(await seriousViolations(page)).map((v) => `${name}: ${v}`));
       if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });

@@ -37,3 +37,6 @@ export function parseJson<T>(text: string, what: string): T {
     throw new Error(`${what} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+
+/** The example a feature-definitions field starts with. */
+export const EXAMPLE_FEATURES = JSON.stringify([{ name: 'seats', json_schema: { type: 'integer', minimum: 1 }, mandatory: true }], null, 2);

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link, useRoute } from 'wouter';
 import { useSession } from '../session-context';
+import { LastRefreshed } from './last-refreshed';
 
 const SECTIONS = [
   { href: '/', label: 'Overview', match: '/' },
@@ -43,7 +44,10 @@ export function Layout({ children }: { children: ReactNode }) {
           Sign out
         </button>
       </header>
-      <main>{children}</main>
+      <main>
+        <LastRefreshed />
+        {children}
+      </main>
     </>
   );
 }

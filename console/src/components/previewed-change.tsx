@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Schemas } from '../../../client';
 import { blockingServicesOf } from '../errors';
 import { ErrorMessage } from './query-view';
@@ -24,16 +24,30 @@ function PreviewSummary({ preview }: { preview: Preview }) {
   );
 }
 
+type ChangeAnswer = { preview?: Preview; compatibility?: unknown };
+
+function ChangeSummary({ result }: { result: ChangeAnswer }) {
+  return (
+    <>
+      {result.preview ? <PreviewSummary preview={result.preview} /> : <p>The API accepts this change.</p>}
+      {result.compatibility !== undefined && <Json label="Compatibility" value={result.compatibility} />}
+    </>
+  );
+}
+
 /**
  * A change that can block or cascade: it runs with `?dry_run=true` first and shows the API's answer (the preview, or
  * the refusal naming the blocking services); only then can the user confirm the real call.
  */
-export function PreviewedChange<T extends { preview?: Preview; compatibility?: unknown }>({
+export function PreviewedChange<T extends object>({
   label,
   run,
   onDone,
+  describe,
 }: {
   label: string;
+  /** What the dry run's answer says will change; without it, the answer's ChangePreview and compatibility. */
+  describe?: (result: T) => ReactNode;
   /** The typed call, dry or real. */
   run: (dryRun: boolean) => Promise<T>;
   onDone?: (result: T) => void;
@@ -83,8 +97,7 @@ export function PreviewedChange<T extends { preview?: Preview; compatibility?: u
       {state.step === 'previewed' && (
         <section aria-label="Preview" className="previewed">
           <h3>Preview (nothing changed yet)</h3>
-          {state.result.preview ? <PreviewSummary preview={state.result.preview} /> : <p>The API accepts this change.</p>}
-          {state.result.compatibility !== undefined && <Json label="Compatibility" value={state.result.compatibility} />}
+          {describe ? describe(state.result) : <ChangeSummary result={state.result} />}
           <button type="button" onClick={() => void confirm()}>
             Confirm: {label}
           </button>{' '}

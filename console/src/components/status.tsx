@@ -22,3 +22,12 @@ export function When({ at }: { at?: string | null }) {
   if (!at) return <>—</>;
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
 }
+
+/** A shadow job: it ran a candidate beside its primary job and changed nothing. */
+export function ShadowMark() {
+  return (
+    <span className="badge shadow" title="Ran a shadow candidate beside its primary job; it changed nothing">
+      shadow (changes nothing)
+    </span>
+  );
+}

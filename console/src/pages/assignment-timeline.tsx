@@ -15,11 +15,10 @@ function inForceAt(r: Revision, at: number): boolean {
   return !r.archived_at || Date.parse(r.archived_at) > at;
 }
 
-/** Every revision of the domain's assignments, per key and oldest first, with the one in force at a chosen instant marked. */
-export function AssignmentTimeline({ clientId, domainId }: { clientId: string; domainId: string }) {
+/** Every revision of the domain's assignments, archived ones included: one query for the timeline and the rollouts. */
+export function useAssignmentRevisions(clientId: string, domainId: string) {
   const { api } = useSession();
-  const [at, setAt] = useState('');
-  const revisions = useQuery({
+  return useQuery({
     queryKey: ['assignments', clientId, domainId],
     queryFn: () =>
       ok(
@@ -28,6 +27,12 @@ export function AssignmentTimeline({ clientId, domainId }: { clientId: string; d
         }),
       ),
   });
+}
+
+/** Every revision of the domain's assignments, per key and oldest first, with the one in force at a chosen instant marked. */
+export function AssignmentTimeline({ clientId, domainId }: { clientId: string; domainId: string }) {
+  const [at, setAt] = useState('');
+  const revisions = useAssignmentRevisions(clientId, domainId);
   const instant = at ? Date.parse(at) : Date.now();
   return (
     <section aria-labelledby="timeline">
@@ -50,7 +55,10 @@ export function AssignmentTimeline({ clientId, domainId }: { clientId: string; d
                         {r.model_id} v{r.model_version}
                       </strong>{' '}
                       from <When at={r.activated_at} /> to {r.archived_at ? <When at={r.archived_at} /> : 'now'}
+                      {r.role ? ` · ${r.role}` : ''}
+                      {typeof r.settings?.share === 'number' ? ` at ${r.settings.share} %` : ''}
                       {r.created_by ? ` · by ${r.created_by}` : ''}
+                      {r.status_reason ? ` · ${r.status_reason}` : ''}
                       {inForceAt(r, instant) && <span className="badge"> in force</span>}
                     </li>
                   ))}

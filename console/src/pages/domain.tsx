@@ -9,6 +9,7 @@ import { Field } from '../components/field';
 import { PreviewedChange } from '../components/previewed-change';
 import { AssignmentTimeline } from './assignment-timeline';
 import { DomainServices } from './domain-services';
+import { Rollouts } from './rollouts';
 
 /** The default assignment (key `default`): previewed with ?dry_run=true, then confirmed. */
 function DefaultAssignment({ clientId, domainId }: { clientId: string; domainId: string }) {
@@ -51,43 +52,55 @@ export function DomainPage({ params }: { params: { clientId: string; domainId: s
     queryKey: ['domain', clientId, domainId],
     queryFn: () => ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}', { params: { path } })),
   });
+  // Everything else waits for the domain: a missing one is said once, by its own read, and nothing is offered.
   const features = useQuery({
     queryKey: ['features', clientId, domainId],
     queryFn: () => ok(api.GET('/v2/clients/{client_id}/domains/{domain_id}/features', { params: { path } })),
+    enabled: domain.isSuccess,
   });
   const activate = useMutation({
     mutationFn: () =>
       ok(api.PUT('/v2/clients/{client_id}/domains/{domain_id}/new_status', { params: { path }, body: { status: 'active' } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['domain', clientId, domainId] }),
   });
+  const crumbs = (
+    <p>
+      <Link href="/tenants">Tenants</Link> / <Link href={`/tenants/${clientId}`}>{clientId}</Link> /
+    </p>
+  );
+  if (!domain.isSuccess)
+    return (
+      <>
+        {crumbs}
+        <h1>Domain {domainId}</h1>
+        <QueryView query={domain}>{() => null}</QueryView>
+      </>
+    );
+  const d = domain.data;
   return (
     <>
-      <p>
-        <Link href="/tenants">Tenants</Link> / <Link href={`/tenants/${clientId}`}>{clientId}</Link> /
-      </p>
+      {crumbs}
       <h1>Domain {domainId}</h1>
-      <QueryView query={domain}>
-        {(d) => (
-          <p>
-            Status <Status value={d.status} />
-            {d.status === 'not_ready' && canManage && (
-              <>
-                {' '}
-                <button type="button" onClick={() => activate.mutate()} disabled={activate.isPending}>
-                  Activate domain
-                </button>
-              </>
-            )}
-            {d.assignment && ` · default: ${d.assignment.model_id} v${d.assignment.model_version}`}
-          </p>
+      <p>
+        Status <Status value={d.status} />
+        {d.status === 'not_ready' && canManage && (
+          <>
+            {' '}
+            <button type="button" onClick={() => activate.mutate()} disabled={activate.isPending}>
+              Activate domain
+            </button>
+          </>
         )}
-      </QueryView>
+        {' · '}
+        <Link href={`/tenants/${clientId}/schedules?domain_id=${encodeURIComponent(domainId)}`}>Schedules of this domain</Link>
+      </p>
       <ErrorMessage error={activate.error} />
       <section aria-labelledby="features">
         <h2 id="features">Feature definitions</h2>
         <QueryView query={features}>{(f) => <Json label="Feature definitions" value={f} />}</QueryView>
       </section>
       {canManage && <DefaultAssignment clientId={clientId} domainId={domainId} />}
+      <Rollouts clientId={clientId} domainId={domainId} />
       <AssignmentTimeline clientId={clientId} domainId={domainId} />
       <DomainServices clientId={clientId} domainId={domainId} />
     </>

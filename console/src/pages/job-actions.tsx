@@ -30,13 +30,19 @@ export function JobActions({ job }: { job: Schemas['ModelJob'] }) {
         <ConfirmButton
           label="Re-run"
           question={`Start a new job with this job's input (${job.model_id} v${job.model_version})?`}
-          onConfirm={() => rerun.mutate()}
+          onConfirm={() => {
+            cancel.reset();
+            rerun.mutate();
+          }}
         />
       ) : (
         <ConfirmButton
           label="Cancel job"
           question="Cancel this job? Its handler's result will be refused."
-          onConfirm={() => cancel.mutate()}
+          onConfirm={() => {
+            rerun.reset();
+            cancel.mutate();
+          }}
         />
       )}
       {job.rerun_of && (
@@ -44,6 +50,7 @@ export function JobActions({ job }: { job: Schemas['ModelJob'] }) {
           Re-run of <Link href={`/jobs/${job.rerun_of}`}>{job.rerun_of}</Link>
         </p>
       )}
+      {/* Only the last action's error: each action resets the other's. */}
       <ErrorMessage error={cancel.error ?? rerun.error} />
     </div>
   );

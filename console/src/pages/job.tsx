@@ -5,7 +5,7 @@ import type { Schemas } from '../../../client';
 import { ok } from '../api';
 import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
-import { Json, Status, When } from '../components/status';
+import { Json, ShadowMark, Status, When } from '../components/status';
 import { isFinal } from '../vocab';
 import { JobActions } from './job-actions';
 
@@ -31,7 +31,7 @@ function Lineage({ job }: { job: Schemas['ModelJob'] }) {
               title={`Cascade tree of ${tree.root_job_id}: each arrow goes from a job to the job its completion started`}
               nodes={tree.jobs.map((j) => ({
                 id: j.job_id,
-                label: `${j.model_id} · ${j.status}`,
+                label: `${j.model_id} · ${j.status}${j.trigger === 'shadow' ? ' · shadow' : ''}`,
                 href: `/jobs/${j.job_id}`,
                 tone: j.job_id === job.job_id ? 'current' : j.status === 'success' ? 'good' : isFinal(j.status) ? 'bad' : 'neutral',
               }))}
@@ -78,7 +78,8 @@ export function JobPage({ params }: { params: { jobId: string } }) {
             <dl className="facts">
               <dt>Model</dt>
               <dd>
-                <Link href={`/registry/${j.model_id}`}>{j.model_id}</Link> v{j.model_version} · {j.job_type} · trigger {j.trigger}
+                <Link href={`/registry/${j.model_id}`}>{j.model_id}</Link> v{j.model_version} · {j.job_type} · trigger{' '}
+                {j.trigger === 'shadow' ? <ShadowMark /> : j.trigger}
               </dd>
               <dt>Tenant</dt>
               <dd>

@@ -5,7 +5,7 @@ import type { paths } from '../../../client';
 import { ok } from '../api';
 import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
-import { Status, When } from '../components/status';
+import { ShadowMark, Status, When } from '../components/status';
 import { Table } from '../components/table';
 import { JOB_STATUSES, JOB_TRIGGERS, JOB_TYPES } from '../vocab';
 
@@ -123,7 +123,8 @@ function JobSearch({ search }: { search: string }) {
                 { header: 'Job', cell: (j) => <Link href={`/jobs/${j.job_id}`}>{j.job_id}</Link> },
                 { header: 'Status', cell: (j) => <Status value={j.status} /> },
                 { header: 'Type', cell: (j) => j.job_type },
-                { header: 'Trigger', cell: (j) => j.trigger },
+                // A shadow job changes nothing; it is marked so it is not read as the service's job.
+                { header: 'Trigger', cell: (j) => (j.trigger === 'shadow' ? <ShadowMark /> : j.trigger) },
                 { header: 'Model', cell: (j) => `${j.model_id} v${j.model_version}` },
                 {
                   header: 'Tenant / domain / service',

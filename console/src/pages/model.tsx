@@ -6,6 +6,7 @@ import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
 import { Json, Status, When } from '../components/status';
 import { Table } from '../components/table';
+import { CreateVersion, ModelSubscriptions, VersionStatus } from './registry-writes';
 
 function Compatibility({ modelId, version }: { modelId: string; version: string }) {
   const { api } = useSession();
@@ -58,7 +59,7 @@ function Versions({ modelId }: { modelId: string }) {
 }
 
 export function ModelPage({ params }: { params: { modelId: string } }) {
-  const { api } = useSession();
+  const { api, caller } = useSession();
   const { modelId } = params;
   const model = useQuery({
     queryKey: ['model', modelId],
@@ -87,6 +88,17 @@ export function ModelPage({ params }: { params: { modelId: string } }) {
         )}
       </QueryView>
       <Versions modelId={modelId} />
+      {model.isSuccess && (
+        <>
+          {caller.platform && (
+            <>
+              <CreateVersion modelId={modelId} />
+              <VersionStatus modelId={modelId} />
+            </>
+          )}
+          <ModelSubscriptions modelId={modelId} />
+        </>
+      )}
     </>
   );
 }

@@ -6,6 +6,7 @@ import { useSession } from '../session-context';
 import { QueryView } from '../components/query-view';
 import { Status } from '../components/status';
 import { Table } from '../components/table';
+import { CreateModel } from './registry-writes';
 
 const Graph = lazy(() => import('../components/graph').then((m) => ({ default: m.Graph })));
 
@@ -60,7 +61,7 @@ function SubscriptionGraph({ modelIds }: { modelIds: string[] }) {
 }
 
 export function Registry() {
-  const { api } = useSession();
+  const { api, caller } = useSession();
   const models = useQuery({ queryKey: ['models'], queryFn: () => ok(api.GET('/v2/models', { params: { query: { limit: 100 } } })) });
   return (
     <>
@@ -87,6 +88,7 @@ export function Registry() {
           </>
         )}
       </QueryView>
+      {caller.platform && <CreateModel />}
     </>
   );
 }

@@ -3,13 +3,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import type { Schemas } from '../../../client';
 import { ok } from '../api';
+import { ApiError } from '../errors';
 import { useCan, useSession } from '../session-context';
 import { ErrorMessage, QueryView } from '../components/query-view';
 import { Status, When } from '../components/status';
-import { Field, parseJson } from '../components/field';
+import { EXAMPLE_FEATURES, Field, parseJson } from '../components/field';
 import { Table } from '../components/table';
-
-const EXAMPLE_FEATURES = JSON.stringify([{ name: 'seats', json_schema: { type: 'integer', minimum: 1 }, mandatory: true }], null, 2);
 
 function CreateDomain({ clientId }: { clientId: string }) {
   const { api } = useSession();
@@ -48,6 +47,29 @@ function CreateDomain({ clientId }: { clientId: string }) {
   );
 }
 
+/** The revision in force under the domain's `default` key (the domain list does not carry it). */
+function DefaultModel({ clientId, domainId }: { clientId: string; domainId: string }) {
+  const { api } = useSession();
+  const assignment = useQuery({
+    queryKey: ['assignment', clientId, domainId, 'default'],
+    queryFn: async () => {
+      try {
+        return await ok(
+          api.GET('/v2/clients/{client_id}/domains/{domain_id}/assignments/{assignment_key}', {
+            params: { path: { client_id: clientId, domain_id: domainId, assignment_key: 'default' } },
+          }),
+        );
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return null;
+        throw err;
+      }
+    },
+  });
+  if (assignment.isPending) return <span aria-busy="true">…</span>;
+  if (assignment.isError) return <>{assignment.error.message}</>;
+  return <>{assignment.data ? `${assignment.data.model_id} v${assignment.data.model_version}` : 'none'}</>;
+}
+
 export function TenantPage({ params }: { params: { clientId: string } }) {
   const { api } = useSession();
   const { clientId } = params;
@@ -56,23 +78,39 @@ export function TenantPage({ params }: { params: { clientId: string } }) {
     queryKey: ['client', clientId],
     queryFn: () => ok(api.GET('/v2/clients/{client_id}', { params: { path: { client_id: clientId } } })),
   });
+  // Read only once the tenant is known: a missing tenant is said once, by the tenant's own read.
   const domains = useQuery({
     queryKey: ['domains', clientId],
     queryFn: () => ok(api.GET('/v2/clients/{client_id}/domains', { params: { path: { client_id: clientId }, query: { limit: 100 } } })),
+    enabled: client.isSuccess,
   });
-  return (
-    <>
-      <p>
-        <Link href="/tenants">Tenants</Link> /
-      </p>
-      <h1>Tenant {clientId}</h1>
-      <QueryView query={client}>
-        {(c) => (
+  const crumbs = (
+    <p>
+      <Link href="/tenants">Tenants</Link> /
+    </p>
+  );
+  if (!client.isSuccess)
+    return (
+      <>
+        {crumbs}
+        <h1>Tenant {clientId}</h1>
+        <QueryView query={client}>{() => null}</QueryView>
+        {client.isError && (
           <p>
-            {c.name} <Status value={c.status} /> · <Link href={`/jobs?client_id=${encodeURIComponent(clientId)}`}>Jobs of this tenant</Link>
+            <Link href="/tenants">Back to the tenants</Link>
           </p>
         )}
-      </QueryView>
+      </>
+    );
+  const c = client.data;
+  return (
+    <>
+      {crumbs}
+      <h1>Tenant {clientId}</h1>
+      <p>
+        {c.name} <Status value={c.status} /> · <Link href={`/jobs?client_id=${encodeURIComponent(clientId)}`}>Jobs of this tenant</Link> ·{' '}
+        <Link href={`/tenants/${clientId}/schedules`}>Schedules of this tenant</Link>
+      </p>
       <section aria-labelledby="domains">
         <h2 id="domains">Domains</h2>
         <QueryView query={domains}>
@@ -84,7 +122,7 @@ export function TenantPage({ params }: { params: { clientId: string } }) {
               columns={[
                 { header: 'Domain', cell: (d) => <Link href={`/tenants/${clientId}/domains/${d.domain_id}`}>{d.domain_id}</Link> },
                 { header: 'Status', cell: (d) => <Status value={d.status} /> },
-                { header: 'Default model', cell: (d) => (d.assignment ? `${d.assignment.model_id} v${d.assignment.model_version}` : '—') },
+                { header: 'Default model', cell: (d) => <DefaultModel clientId={clientId} domainId={d.domain_id} /> },
                 { header: 'Updated', cell: (d) => <When at={d.updated_at} /> },
               ]}
             />

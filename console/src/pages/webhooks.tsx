@@ -60,11 +60,15 @@ function Deliveries({ hook }: { hook: Webhook }) {
               header: 'Redeliver',
               cell: (d) =>
                 mayManage && (
-                  <ConfirmButton
-                    label="Redeliver"
-                    question={`Send ${d.event_type} again?`}
-                    onConfirm={() => redeliver.mutate(d.delivery_id)}
-                  />
+                  <>
+                    <ConfirmButton
+                      label="Redeliver"
+                      question={`Send ${d.event_type} again?`}
+                      onConfirm={() => redeliver.mutate(d.delivery_id)}
+                    />
+                    {/* The error stays with the delivery it was about, and goes when another redelivery starts. */}
+                    {redeliver.variables === d.delivery_id && <ErrorMessage error={redeliver.error} />}
+                  </>
                 ),
             },
           ]}
