@@ -752,6 +752,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/models/{model_id}/versions/{model_version}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a version's artifacts and source while it is not active (a changed artifact of an active version is a new version)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["setVersionArtifacts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/models/{model_id}/versions/{model_version}/train": {
         parameters: {
             query?: never;
@@ -2088,6 +2108,26 @@ export interface components {
             training?: components["schemas"]["HandlerContract"];
             inference?: components["schemas"]["HandlerContract"];
         } | null;
+        /** @description A file that makes up a model version: where it is (never fetched by the service), its digest to verify it by, its size and format */
+        ModelArtifact: {
+            /** @description Unique within the version, e.g. `model` or `tokenizer` */
+            name: string;
+            /** @description `s3://<bucket>/<key>`, `gs://<bucket>/<object>`, `https://<host>/<path>` or `file:///<absolute path>`; no credentials */
+            uri: string;
+            /** @description SHA-256 of the content, 64 lowercase hexadecimal digits */
+            sha256: string;
+            /** @description Size of the content in bytes */
+            size_bytes: number;
+            /** @description Free, e.g. `sklearn-pickle`, `onnx`, `torchscript`, `safetensors` */
+            format: string;
+        };
+        /** @description The files of a version (at most 32, names unique); they never change once the version is active */
+        ModelArtifacts: components["schemas"]["ModelArtifact"][];
+        VersionArtifactsRequest: {
+            artifacts: components["schemas"]["ModelArtifacts"];
+            /** @description Where the version came from (free text); unchanged when omitted */
+            source?: string;
+        };
         CreateModelRequest: {
             /** @description Model identifier; a UUIDv7 is generated when omitted */
             id?: string;
@@ -2107,6 +2147,10 @@ export interface components {
             version_metadata?: Record<string, unknown>;
             /** @description The first version's feature freeze: what services must provide to use it */
             features?: components["schemas"]["FeatureDefinitions"];
+            /** @description Artifacts of the first version */
+            version_artifacts?: components["schemas"]["ModelArtifacts"];
+            /** @description Where the first version came from (free text) */
+            version_source?: string;
         };
         UpdateModelRequest: {
             /** @description Display name */
@@ -2135,6 +2179,11 @@ export interface components {
             status: "pending" | "training" | "active" | "failed";
             /** @description The feature freeze; it never changes */
             features: components["schemas"]["FeatureDefinitions"];
+            artifacts: components["schemas"]["ModelArtifacts"];
+            /** @description Where the version came from (free text), or null */
+            source: string | null;
+            /** @description Lineage: the training job whose success made this version active (its input and output are on the job), or null */
+            source_job_id: string | null;
             /**
              * Format: date-time
              * @description When the resource was created
@@ -2207,6 +2256,9 @@ export interface components {
             metadata?: Record<string, unknown>;
             /** @description The feature freeze; it never changes */
             features: components["schemas"]["FeatureDefinitions"];
+            artifacts?: components["schemas"]["ModelArtifacts"];
+            /** @description Where the version came from (free text) */
+            source?: string;
         };
         VersionStatusRequest: {
             /**
@@ -5271,7 +5323,7 @@ export interface operations {
                      * @example {
                      *       "dry_run": true,
                      *       "primary": {
-                     *         "assignment_id": "0197a000-0000-7000-8000-000000000028",
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000029",
                      *         "domain_id": "eu-flights",
                      *         "assignment_key": "default",
                      *         "model_id": "fare-model",
@@ -6462,7 +6514,10 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
                      *         "created_by": "platform-app",
                      *         "status_changed_by": null,
-                     *         "status_changed_at": null
+                     *         "status_changed_at": null,
+                     *         "artifacts": [],
+                     *         "source": null,
+                     *         "source_job_id": null
                      *       }
                      *     }
                      */
@@ -6524,6 +6579,7 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
+                     *         "source": null,
                      *         "status": "pending",
                      *         "version": "1",
                      *         "features": [
@@ -6551,10 +6607,12 @@ export interface operations {
                      *         ],
                      *         "metadata": {},
                      *         "model_id": "fare-model",
+                     *         "artifacts": [],
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "created_by": "platform-app",
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
                      *         "description": "first cut",
+                     *         "source_job_id": null,
                      *         "status_changed_at": null,
                      *         "status_changed_by": null
                      *       }
@@ -6659,7 +6717,10 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
                      *         "created_by": "platform-app",
                      *         "status_changed_by": null,
-                     *         "status_changed_at": null
+                     *         "status_changed_at": null,
+                     *         "artifacts": [],
+                     *         "source": null,
+                     *         "source_job_id": null
                      *       },
                      *       "stale_subscriptions": []
                      *     }
@@ -6739,7 +6800,18 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z",
                      *           "created_by": "platform-app",
                      *           "status_changed_by": null,
-                     *           "status_changed_at": null
+                     *           "status_changed_at": null,
+                     *           "artifacts": [
+                     *             {
+                     *               "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *               "name": "model",
+                     *               "format": "onnx",
+                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *               "size_bytes": 48213
+                     *             }
+                     *           ],
+                     *           "source": "weekly retrain of 2025-05",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000028"
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -6774,7 +6846,10 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z",
                      *           "created_by": "platform-app",
                      *           "status_changed_by": "platform-app",
-                     *           "status_changed_at": "2025-06-02T09:00:00.000Z"
+                     *           "status_changed_at": "2025-06-02T09:00:00.000Z",
+                     *           "artifacts": [],
+                     *           "source": null,
+                     *           "source_job_id": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -6886,6 +6961,9 @@ export interface operations {
                      *       "created_by": "platform-app",
                      *       "status_changed_by": null,
                      *       "status_changed_at": null,
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null,
                      *       "compatibility": {
                      *         "model_id": "fare-model",
                      *         "subject": "version",
@@ -7022,7 +7100,10 @@ export interface operations {
                      *       "updated_at": "2025-06-02T09:00:00.000Z",
                      *       "created_by": "platform-app",
                      *       "status_changed_by": null,
-                     *       "status_changed_at": null
+                     *       "status_changed_at": null,
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7103,7 +7184,110 @@ export interface operations {
                      *       "updated_at": "2025-06-02T09:00:00.000Z",
                      *       "created_by": "platform-app",
                      *       "status_changed_by": "platform-app",
-                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z",
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setVersionArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "artifacts": [
+                 *         {
+                 *           "name": "model",
+                 *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                 *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                 *           "size_bytes": 48213,
+                 *           "format": "onnx"
+                 *         }
+                 *       ],
+                 *       "source": "weekly retrain of 2025-05"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VersionArtifactsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "version": "2",
+                     *       "description": "retrained weekly",
+                     *       "metadata": {},
+                     *       "status": "pending",
+                     *       "features": [
+                     *         {
+                     *           "name": "seats",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "type": "integer",
+                     *             "maximum": 500,
+                     *             "minimum": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "cabin",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "enum": [
+                     *               "economy",
+                     *               "business"
+                     *             ],
+                     *             "type": "string",
+                     *             "default": "economy"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [
+                     *         {
+                     *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *           "name": "model",
+                     *           "format": "onnx",
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "size_bytes": 48213
+                     *         }
+                     *       ],
+                     *       "source": "weekly retrain of 2025-05",
+                     *       "source_job_id": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7156,8 +7340,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000029",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000029"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000028",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000028"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];

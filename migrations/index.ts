@@ -10,6 +10,7 @@ import * as tenantLimits from './20261230000000_tenant_limits';
 import { sealedWebhookSecrets } from './20261231000000_sealed_webhook_secrets';
 import * as progressiveDelivery from './20270105000000_progressive_delivery';
 import * as httpHandlerSecret from './20270110000000_http_handler_secret';
+import * as versionArtifacts from './20270115000000_version_artifacts';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -28,6 +29,7 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20261231000000_sealed_webhook_secrets': sealedWebhookSecrets(secrets),
   '20270105000000_progressive_delivery': progressiveDelivery,
   '20270110000000_http_handler_secret': httpHandlerSecret,
+  '20270115000000_version_artifacts': versionArtifacts,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

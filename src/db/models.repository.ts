@@ -4,6 +4,8 @@ import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { FeatureDefinition, Handlers } from '../shapes';
 
+type Artifact = Schemas['ModelArtifact'];
+
 export type VersionStatus = 'pending' | 'training' | 'active' | 'failed';
 
 export interface ModelRow {
@@ -32,6 +34,11 @@ export interface VersionRow {
   metadata: Record<string, unknown>;
   status: VersionStatus;
   features: FeatureDefinition[];
+  artifacts: Artifact[];
+  /** Where the version came from, free text. */
+  source: string | null;
+  /** The training job whose success made the version active (lineage). */
+  source_job_id: string | null;
   created_at: Date;
   updated_at: Date;
   created_by: string | null;
@@ -124,12 +131,60 @@ export async function listModels(db: Db, page: PageRequest, filter: { name?: str
 
 export async function insertVersion(
   db: Db,
-  v: Omit<VersionRow, 'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at'> & {
+  v: Omit<
+    VersionRow,
+    'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at' | 'artifacts' | 'source' | 'source_job_id'
+  > & {
     created_by?: string | null;
+    artifacts?: Artifact[];
+    source?: string | null;
   },
 ): Promise<VersionRow> {
   const [row] = await db('model_versions')
-    .insert({ ...v, metadata: JSON.stringify(v.metadata), features: JSON.stringify(v.features) })
+    .insert({
+      ...v,
+      metadata: JSON.stringify(v.metadata),
+      features: JSON.stringify(v.features),
+      artifacts: JSON.stringify(v.artifacts ?? []),
+    })
+    .returning('*');
+  return row;
+}
+
+/** Replaces a version's artifacts (and its source when given); the caller has checked the version is not active. */
+export async function setVersionArtifacts(
+  db: Db,
+  modelId: string,
+  version: string,
+  artifacts: Artifact[],
+  source: string | undefined,
+): Promise<VersionRow> {
+  const [row] = await db('model_versions')
+    .where({ model_id: modelId, version })
+    .update({ artifacts: JSON.stringify(artifacts), ...(source === undefined ? {} : { source }), updated_at: db.fn.now() })
+    .returning('*');
+  return row;
+}
+
+/**
+ * A training job's success: the version becomes active in the same statement that records the job as its source and,
+ * when the job reported some, its artifacts (the guard trigger forbids changing them afterwards).
+ */
+export async function activateTrainedVersion(
+  db: Db,
+  modelId: string,
+  version: string,
+  jobId: string,
+  artifacts: Artifact[] | undefined,
+): Promise<VersionRow> {
+  const [row] = await db('model_versions')
+    .where({ model_id: modelId, version })
+    .update({
+      status: 'active',
+      source_job_id: jobId,
+      ...(artifacts ? { artifacts: JSON.stringify(artifacts) } : {}),
+      updated_at: db.fn.now(),
+    })
     .returning('*');
   return row;
 }

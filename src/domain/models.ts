@@ -10,7 +10,8 @@ import { canMoveVersion, VERSION_TRANSITIONS } from './version-status';
 import { mapPage, type PageRequest } from '../paging';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
-import { ConflictError, NotFoundError, UnprocessableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
+import { artifactsProblem } from './artifacts';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
@@ -36,6 +37,16 @@ export function staleningChange(before: repo.ModelRow, changes: UpdateModelBody)
   }
   return changes.handlers !== undefined && canonicalJson(changes.handlers) !== canonicalJson(before.handlers);
 }
+
+/** Refuses artifacts that do not parse (400 naming the field); the request schema cannot say all of it (URIs, unique names). */
+function checkArtifacts(artifacts: unknown, field: string): void {
+  if (artifacts === undefined) return;
+  const problem = artifactsProblem(artifacts, field);
+  if (problem) throw new InvalidInputError(problem);
+}
+
+/** Versions whose artifacts are fixed: once active, a changed artifact is a new version. */
+const SETTLED_STATUSES: readonly repo.VersionStatus[] = ['active'];
 
 export function createModelsService(deps: {
   knex: Knex;
@@ -105,6 +116,7 @@ export function createModelsService(deps: {
     async create(body: CreateModelBody, change: ChangeContext = UNATTRIBUTED) {
       await checkHandlers(body.handlers);
       checkContracts(body.handler_contracts);
+      checkArtifacts(body.version_artifacts, 'version_artifacts');
       const features = body.features ?? [];
       rules.assertValidDefinitions(features);
       const id = body.id ?? uuidv7();
@@ -126,6 +138,8 @@ export function createModelsService(deps: {
             metadata: body.version_metadata ?? {},
             status: 'pending',
             features,
+            artifacts: body.version_artifacts,
+            source: body.version_source ?? null,
             created_by: change.actor,
           });
           secret = await ensureHandlerSecret(trx, id, body.handlers);
@@ -179,6 +193,7 @@ export function createModelsService(deps: {
     /** The new version, with a compatibility report of its freeze against every active assignment of the model. */
     async createVersion(modelId: string, body: Schemas['CreateVersionRequest'], change: ChangeContext = UNATTRIBUTED) {
       rules.assertValidDefinitions(body.features);
+      checkArtifacts(body.artifacts, 'artifacts');
       const model = await requireModel(knex, modelId);
       try {
         return await inChangeTransaction(knex, change, async (trx) => {
@@ -189,6 +204,8 @@ export function createModelsService(deps: {
             metadata: body.metadata ?? {},
             status: 'pending',
             features: body.features,
+            artifacts: body.artifacts,
+            source: body.source ?? null,
             created_by: change.actor,
           });
           const report = await compatibility.forVersion(trx, row, model.handler_contracts);
@@ -207,6 +224,21 @@ export function createModelsService(deps: {
       const row = version === undefined ? await repo.newestVersion(knex, modelId) : await requireVersion(knex, modelId, version);
       if (!row) throw new NotFoundError(`model ${modelId} has no version`);
       return narrowReport(await compatibility.forVersion(knex, row, model.handler_contracts), visibleTenants);
+    },
+
+    /** Artifacts and source can change until the version is active; afterwards a changed artifact is a new version (409). */
+    async setVersionArtifacts(modelId: string, version: string, body: Schemas['VersionArtifactsRequest']) {
+      checkArtifacts(body.artifacts, 'artifacts');
+      return inTransaction(knex, async (trx) => {
+        const current = await repo.lockVersion(trx, modelId, version);
+        if (!current) await requireVersion(trx, modelId, version);
+        if (SETTLED_STATUSES.includes(current!.status)) {
+          throw new ConflictError(
+            `version ${version} is ${current!.status}: its artifacts cannot change; register the changed artifacts as a new version`,
+          );
+        }
+        return toVersion(await repo.setVersionArtifacts(trx, modelId, version, body.artifacts, body.source));
+      });
     },
 
     async getVersion(modelId: string, version: string) {

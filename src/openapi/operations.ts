@@ -859,6 +859,18 @@ export const OPERATIONS: Operation[] = [
     query: DRY_RUN_QUERY,
   },
   {
+    id: 'setVersionArtifacts',
+    method: 'PUT',
+    path: `${V}/artifacts`,
+    permission: 'write_models',
+    tenancy: 'platform',
+    summary: "Replace a version's artifacts and source while it is not active (a changed artifact of an active version is a new version)",
+    body: 'VersionArtifactsRequest',
+    response: 'ModelVersion',
+    status: 200,
+    errors: [409],
+  },
+  {
     id: 'startTraining',
     method: 'POST',
     path: `${V}/train`,

@@ -21,6 +21,8 @@ export function registerModelRoutes(route: Register, models: ReturnType<typeof c
 
   route('getVersion', async ({ params }) => models.getVersion(params.model_id, params.model_version));
 
+  route('setVersionArtifacts', async (r) => models.setVersionArtifacts(r.params.model_id, r.params.model_version, r.body));
+
   route('setVersionStatus', async (r) =>
     models.setVersionStatus(r.params.model_id, r.params.model_version, r.body.status, changeContext(r)),
   );

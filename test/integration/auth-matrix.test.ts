@@ -44,6 +44,7 @@ const PLATFORM_ONLY = [
   'updateModel',
   'createVersion',
   'setVersionStatus',
+  'setVersionArtifacts',
   'startTraining',
   'startInference',
   'createSubscription',

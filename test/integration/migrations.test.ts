@@ -15,6 +15,7 @@ const ALL_MIGRATIONS = [
   '20261231000000_sealed_webhook_secrets',
   '20270105000000_progressive_delivery',
   '20270110000000_http_handler_secret',
+  '20270115000000_version_artifacts',
 ];
 
 describe('migrations', () => {

@@ -120,6 +120,23 @@ describe('the examples of the OpenAPI document', () => {
     await ok(
       api.GET('/v2/models/{model_id}/versions/{model_version}', { params: { path: { model_id: 'fare-model', model_version: '2' } } }),
     );
+    await ok(
+      api.PUT('/v2/models/{model_id}/versions/{model_version}/artifacts', {
+        params: { path: { model_id: 'fare-model', model_version: '2' } },
+        body: {
+          artifacts: [
+            {
+              name: 'model',
+              uri: 's3://ml-models/fare-model/2/model.onnx',
+              sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+              size_bytes: 48213,
+              format: 'onnx',
+            },
+          ],
+          source: 'weekly retrain of 2025-05',
+        },
+      }),
+    );
     const training = await ok(
       api.POST('/v2/models/{model_id}/versions/{model_version}/train', {
         params: { path: { model_id: 'fare-model', model_version: '2' }, header: { 'Idempotency-Key': 'train-fare-model-2' } },

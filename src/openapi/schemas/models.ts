@@ -1,6 +1,8 @@
 import { id, described, obj, ref, ts } from './common';
 import { statusAuditFields } from './change-safety';
 
+const versionSource = { type: 'string', minLength: 1, maxLength: 1000 } as const;
+
 /** Models, versions, handlers and handler contracts. */
 export const modelSchemas: Record<string, object> = {
   LambdaHandler: {
@@ -101,6 +103,44 @@ export const modelSchemas: Record<string, object> = {
     additionalProperties: false,
     properties: { training: ref('HandlerContract'), inference: ref('HandlerContract') },
   },
+  ModelArtifact: {
+    type: 'object',
+    description:
+      'A file that makes up a model version: where it is (never fetched by the service), its digest to verify it by, its size and format',
+    additionalProperties: false,
+    required: ['name', 'uri', 'sha256', 'size_bytes', 'format'],
+    properties: {
+      name: described('Unique within the version, e.g. `model` or `tokenizer`', {
+        type: 'string',
+        pattern: '^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$',
+      }),
+      uri: described(
+        '`s3://<bucket>/<key>`, `gs://<bucket>/<object>`, `https://<host>/<path>` or `file:///<absolute path>`; no credentials',
+        { type: 'string', minLength: 1, maxLength: 2048 },
+      ),
+      sha256: described('SHA-256 of the content, 64 lowercase hexadecimal digits', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
+      size_bytes: described('Size of the content in bytes', { type: 'integer', minimum: 0 }),
+      format: described('Free, e.g. `sklearn-pickle`, `onnx`, `torchscript`, `safetensors`', {
+        type: 'string',
+        pattern: '^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$',
+      }),
+    },
+  },
+  ModelArtifacts: {
+    type: 'array',
+    description: 'The files of a version (at most 32, names unique); they never change once the version is active',
+    maxItems: 32,
+    items: ref('ModelArtifact'),
+  },
+  VersionArtifactsRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['artifacts'],
+    properties: {
+      artifacts: ref('ModelArtifacts'),
+      source: described('Where the version came from (free text); unchanged when omitted', versionSource),
+    },
+  },
   CreateModelRequest: {
     type: 'object',
     additionalProperties: false,
@@ -116,6 +156,8 @@ export const modelSchemas: Record<string, object> = {
       version_description: described('Description of the first version', { type: 'string', maxLength: 10000 }),
       version_metadata: described('Metadata of the first version', obj),
       features: described("The first version's feature freeze: what services must provide to use it", ref('FeatureDefinitions')),
+      version_artifacts: described('Artifacts of the first version', ref('ModelArtifacts')),
+      version_source: described('Where the first version came from (free text)', versionSource),
     },
   },
   UpdateModelRequest: {
@@ -133,7 +175,19 @@ export const modelSchemas: Record<string, object> = {
   ModelVersion: {
     type: 'object',
     description: 'A version of a model with its frozen feature contract',
-    required: ['model_id', 'version', 'description', 'metadata', 'status', 'features', 'created_at', 'updated_at'],
+    required: [
+      'model_id',
+      'version',
+      'description',
+      'metadata',
+      'status',
+      'features',
+      'artifacts',
+      'source',
+      'source_job_id',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       model_id: described('The model', id),
       version: described('Version string within the model', id),
@@ -141,6 +195,12 @@ export const modelSchemas: Record<string, object> = {
       metadata: described('Free-form metadata', obj),
       status: described('Only `active` versions can be assigned or run', { enum: ['pending', 'training', 'active', 'failed'] }),
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
+      artifacts: ref('ModelArtifacts'),
+      source: described('Where the version came from (free text), or null', { type: ['string', 'null'] }),
+      source_job_id: described(
+        'Lineage: the training job whose success made this version active (its input and output are on the job), or null',
+        { type: ['string', 'null'] },
+      ),
       ...ts,
       ...statusAuditFields,
       compatibility: described('On create: its freeze against every active assignment of the model', ref('CompatibilityReport')),
@@ -190,6 +250,8 @@ export const modelSchemas: Record<string, object> = {
       description: described('What changed', { type: 'string', maxLength: 10000 }),
       metadata: described('Free-form metadata', obj),
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
+      artifacts: ref('ModelArtifacts'),
+      source: described('Where the version came from (free text)', versionSource),
     },
   },
   VersionStatusRequest: {
