@@ -660,7 +660,11 @@ export interface paths {
          */
         put: operations["updateModel"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a model and its versions when nothing references them (409 listing active assignments, subscriptions, schedules, unfinished jobs)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteModel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -726,7 +730,11 @@ export interface paths {
         get: operations["getVersion"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a version nothing references (409 listing its active assignments, schedules, unfinished jobs); its jobs keep naming it
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteVersion"];
         options?: never;
         head?: never;
         patch?: never;
@@ -741,7 +749,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set a version's status (see the transition table)
+         * Set a version's status (see the transition table); archiving waits until no assignment binds it (409 naming them)
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["setVersionStatus"];
@@ -2173,10 +2181,10 @@ export interface components {
             /** @description Free-form metadata */
             metadata: Record<string, unknown>;
             /**
-             * @description Only `active` versions can be assigned or run
+             * @description Only `active` versions can be newly assigned or run anywhere; `deprecated` ones run where already assigned; `archived` ones run nowhere
              * @enum {unknown}
              */
-            status: "pending" | "training" | "active" | "failed";
+            status: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
             /** @description The feature freeze; it never changes */
             features: components["schemas"]["FeatureDefinitions"];
             artifacts: components["schemas"]["ModelArtifacts"];
@@ -2265,7 +2273,7 @@ export interface components {
              * @description The new status (start training with POST .../train instead of `training`)
              * @enum {unknown}
              */
-            status: "pending" | "training" | "active" | "failed";
+            status: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
         };
         AssignmentFields: {
             /** @description The model to bind */
@@ -2700,8 +2708,8 @@ export interface components {
         CreateWebhookRequest: {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
-            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2715,8 +2723,8 @@ export interface components {
         UpdateWebhookRequest: {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url?: string;
-            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2743,8 +2751,8 @@ export interface components {
             client_id: string | null;
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
-            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter: {
                 /** @description Only events of this domain */
@@ -6738,11 +6746,64 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    deleteModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "fare-model-draft",
+                     *       "name": "Fare model (draft)",
+                     *       "description": "registered twice by mistake",
+                     *       "handlers": {
+                     *         "training": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         },
+                     *         "inference": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         }
+                     *       },
+                     *       "handler_contracts": null,
+                     *       "metadata": {},
+                     *       "status": "pending",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listVersions: {
         parameters: {
             query?: {
                 /** @description Only items with this status */
-                status?: "pending" | "training" | "active" | "failed";
+                status?: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -7113,6 +7174,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model-draft",
+                     *       "version": "1",
+                     *       "description": "",
+                     *       "metadata": {},
+                     *       "status": "pending",
+                     *       "features": [],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

@@ -11,6 +11,7 @@ import { sealedWebhookSecrets } from './20261231000000_sealed_webhook_secrets';
 import * as progressiveDelivery from './20270105000000_progressive_delivery';
 import * as httpHandlerSecret from './20270110000000_http_handler_secret';
 import * as versionArtifacts from './20270115000000_version_artifacts';
+import * as versionLifecycle from './20270116000000_version_lifecycle';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -30,6 +31,7 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20270105000000_progressive_delivery': progressiveDelivery,
   '20270110000000_http_handler_secret': httpHandlerSecret,
   '20270115000000_version_artifacts': versionArtifacts,
+  '20270116000000_version_lifecycle': versionLifecycle,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

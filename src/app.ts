@@ -23,6 +23,7 @@ import { FeatureRules } from './domain/features';
 import { createClientsService } from './domain/clients';
 import { createDomainsService } from './domain/domains';
 import { createModelsService } from './domain/models';
+import { createRetirementService } from './domain/retirement';
 import { createAssignmentsService } from './domain/assignments';
 import { createServicesService } from './domain/services';
 import { createJobsService } from './domain/jobs';
@@ -152,6 +153,7 @@ export function createApp(deps: AppDeps): {
       policy: targetPolicy(deps.config.webhooks),
       secrets: createSecretBox(deps.config.secretKeys),
     }),
+    createRetirementService({ knex }),
   );
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));

@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
   'assignment.changed',
   'assignment.rolled_back',
   'version.status_changed',
+  'version.deleted',
+  'model.deleted',
   'subscription.stale',
   'schedule.changed',
   'schedule.run_skipped',

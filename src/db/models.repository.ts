@@ -6,7 +6,7 @@ import type { FeatureDefinition, Handlers } from '../shapes';
 
 type Artifact = Schemas['ModelArtifact'];
 
-export type VersionStatus = 'pending' | 'training' | 'active' | 'failed';
+export type VersionStatus = 'pending' | 'training' | 'active' | 'failed' | 'deprecated' | 'archived';
 
 export interface ModelRow {
   id: string;
@@ -193,6 +193,11 @@ export async function findVersion(db: Db, modelId: string, version: string): Pro
   return db('model_versions').where({ model_id: modelId, version }).first();
 }
 
+/** The version, kept from deletion, archiving and other status moves until the transaction ends (a new assignment's check). */
+export async function findVersionForShare(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
+  return db('model_versions').where({ model_id: modelId, version }).forShare().first();
+}
+
 export async function lockVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
   return db('model_versions').where({ model_id: modelId, version }).forUpdate().first();
 }
@@ -227,4 +232,25 @@ export async function listVersions(db: Db, modelId: string, page: PageRequest, s
   const q = db('model_versions').where({ model_id: modelId });
   if (status) q.where({ status });
   return paginate<VersionRow>(q, page, 'version', 'model_versions');
+}
+
+/** Deletes a version; the jobs and assignment revisions that name it keep doing so (history). A tombstone keeps its string. */
+export async function deleteVersion(db: Db, modelId: string, version: string, actor: string | null): Promise<void> {
+  await db('model_versions').where({ model_id: modelId, version }).delete();
+  await db('registry_deletions').insert({ model_id: modelId, version, deleted_by: actor });
+}
+
+/** Deletes a model with its versions and disabled subscriptions; a tombstone keeps its id. */
+export async function deleteModel(db: Db, modelId: string, actor: string | null): Promise<void> {
+  await db('models').where({ id: modelId }).delete();
+  await db('registry_deletions').insert({ model_id: modelId, version: null, deleted_by: actor });
+}
+
+/** When a model id (version omitted) or one of its version strings was deleted, if it was. */
+export async function findDeletion(db: Db, modelId: string, version?: string): Promise<Date | undefined> {
+  const q = db('registry_deletions').where({ model_id: modelId });
+  if (version === undefined) q.whereNull('version');
+  else q.where((w) => w.where({ version }).orWhereNull('version'));
+  const row = await q.orderBy('deleted_at').first('deleted_at');
+  return row?.deleted_at;
 }

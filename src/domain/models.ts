@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import { artifactsProblem } from './artifacts';
+import { assertArchivable } from './retirement';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
@@ -46,7 +47,7 @@ function checkArtifacts(artifacts: unknown, field: string): void {
 }
 
 /** Versions whose artifacts are fixed: once active, a changed artifact is a new version. */
-const SETTLED_STATUSES: readonly repo.VersionStatus[] = ['active'];
+const SETTLED_STATUSES: readonly repo.VersionStatus[] = ['active', 'deprecated', 'archived'];
 
 export function createModelsService(deps: {
   knex: Knex;
@@ -105,6 +106,15 @@ export function createModelsService(deps: {
     }
   }
 
+  /** A deleted id or version string is never registered again: the jobs that ran it still name it. */
+  async function refuseDeleted(modelId: string, version?: string): Promise<void> {
+    const at = await repo.findDeletion(knex, modelId, version);
+    if (at) {
+      const what = version === undefined ? `model ${modelId}` : `version ${modelId}@${version}`;
+      throw new ConflictError(`${what} was deleted at ${at.toISOString()}; its jobs still name it, so pick another`);
+    }
+  }
+
   async function envelope(db: Knex | Knex.Transaction, modelId: string) {
     const model = await requireModel(db, modelId);
     const version = await repo.newestVersion(db, modelId);
@@ -120,6 +130,7 @@ export function createModelsService(deps: {
       const features = body.features ?? [];
       rules.assertValidDefinitions(features);
       const id = body.id ?? uuidv7();
+      await refuseDeleted(id);
       let secret: { http_handler_secret?: string } = {};
       try {
         await inTransaction(knex, async (trx) => {
@@ -195,6 +206,7 @@ export function createModelsService(deps: {
       rules.assertValidDefinitions(body.features);
       checkArtifacts(body.artifacts, 'artifacts');
       const model = await requireModel(knex, modelId);
+      await refuseDeleted(modelId, body.version);
       try {
         return await inChangeTransaction(knex, change, async (trx) => {
           const row = await repo.insertVersion(trx, {
@@ -261,6 +273,7 @@ export function createModelsService(deps: {
             `version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`,
           );
         }
+        if (status === 'archived' && current!.status !== 'archived') await assertArchivable(trx, modelId, version);
         const updated = await repo.setVersionStatus(trx, modelId, version, status, change.actor);
         if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
         if (!change.dryRun) return toVersion(updated);

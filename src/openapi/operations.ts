@@ -800,6 +800,18 @@ export const OPERATIONS: Operation[] = [
     query: DRY_RUN_QUERY,
   },
   {
+    id: 'deleteModel',
+    method: 'DELETE',
+    path: M,
+    permission: 'write_models',
+    tenancy: 'platform',
+    summary:
+      'Delete a model and its versions when nothing references them (409 listing active assignments, subscriptions, schedules, unfinished jobs)',
+    response: 'Model',
+    status: 200,
+    errors: [409],
+  },
+  {
     id: 'createVersion',
     method: 'POST',
     path: `${M}/versions`,
@@ -833,7 +845,7 @@ export const OPERATIONS: Operation[] = [
     response: 'ModelVersion',
     status: 200,
     paginated: true,
-    query: statusFilter(['pending', 'training', 'active', 'failed']),
+    query: statusFilter(['pending', 'training', 'active', 'failed', 'deprecated', 'archived']),
   },
   {
     id: 'getVersion',
@@ -851,12 +863,24 @@ export const OPERATIONS: Operation[] = [
     path: `${V}/new_status`,
     permission: 'write_models',
     tenancy: 'platform',
-    summary: "Set a version's status (see the transition table)",
+    summary: "Set a version's status (see the transition table); archiving waits until no assignment binds it (409 naming them)",
     body: 'VersionStatusRequest',
     response: 'ModelVersion',
     status: 200,
     errors: [409],
     query: DRY_RUN_QUERY,
+  },
+  {
+    id: 'deleteVersion',
+    method: 'DELETE',
+    path: V,
+    permission: 'write_models',
+    tenancy: 'platform',
+    summary:
+      'Delete a version nothing references (409 listing its active assignments, schedules, unfinished jobs); its jobs keep naming it',
+    response: 'ModelVersion',
+    status: 200,
+    errors: [409],
   },
   {
     id: 'setVersionArtifacts',

@@ -2,8 +2,13 @@ import type { Register } from './types';
 import { page, changeContext } from '../http/routing';
 import { visibleTenants } from '../auth/access';
 import type { createModelsService } from '../domain/models';
+import type { createRetirementService } from '../domain/retirement';
 
-export function registerModelRoutes(route: Register, models: ReturnType<typeof createModelsService>) {
+export function registerModelRoutes(
+  route: Register,
+  models: ReturnType<typeof createModelsService>,
+  retirement: ReturnType<typeof createRetirementService>,
+) {
   route('createModel', async (r) => models.create(r.body, changeContext(r)));
 
   route('listModels', async (r) => models.list(page(r), { name: r.query.name, status: r.query.status }));
@@ -26,4 +31,8 @@ export function registerModelRoutes(route: Register, models: ReturnType<typeof c
   route('setVersionStatus', async (r) =>
     models.setVersionStatus(r.params.model_id, r.params.model_version, r.body.status, changeContext(r)),
   );
+
+  route('deleteVersion', async (r) => retirement.deleteVersion(r.params.model_id, r.params.model_version, changeContext(r)));
+
+  route('deleteModel', async (r) => retirement.deleteModel(r.params.model_id, changeContext(r)));
 }

@@ -45,6 +45,8 @@ const PLATFORM_ONLY = [
   'createVersion',
   'setVersionStatus',
   'setVersionArtifacts',
+  'deleteVersion',
+  'deleteModel',
   'startTraining',
   'startInference',
   'createSubscription',

@@ -16,6 +16,7 @@ const ALL_MIGRATIONS = [
   '20270105000000_progressive_delivery',
   '20270110000000_http_handler_secret',
   '20270115000000_version_artifacts',
+  '20270116000000_version_lifecycle',
 ];
 
 describe('migrations', () => {

@@ -160,6 +160,24 @@ describe('the examples of the OpenAPI document', () => {
       }),
     );
     await ok(api.GET('/v2/models', { params: { query: { name: 'Fare model' } } }));
+    // A model registered by mistake, retired: its version, then the model (nothing references them).
+    await ok(
+      api.POST('/v2/models', {
+        body: {
+          id: 'fare-model-draft',
+          name: 'Fare model (draft)',
+          description: 'registered twice by mistake',
+          metadata: {},
+          handlers: ECHO,
+        },
+      }),
+    );
+    await ok(
+      api.DELETE('/v2/models/{model_id}/versions/{model_version}', {
+        params: { path: { model_id: 'fare-model-draft', model_version: '1' } },
+      }),
+    );
+    await ok(api.DELETE('/v2/models/{model_id}', { params: { path: { model_id: 'fare-model-draft' } } }));
 
     const notify = await ok(
       api.POST('/v2/models/{model_id}/event-subscriptions', {

@@ -193,7 +193,10 @@ export const modelSchemas: Record<string, object> = {
       version: described('Version string within the model', id),
       description: described('What changed', { type: 'string' }),
       metadata: described('Free-form metadata', obj),
-      status: described('Only `active` versions can be assigned or run', { enum: ['pending', 'training', 'active', 'failed'] }),
+      status: described(
+        'Only `active` versions can be newly assigned or run anywhere; `deprecated` ones run where already assigned; `archived` ones run nowhere',
+        { enum: ['pending', 'training', 'active', 'failed', 'deprecated', 'archived'] },
+      ),
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
       artifacts: ref('ModelArtifacts'),
       source: described('Where the version came from (free text), or null', { type: ['string', 'null'] }),
@@ -260,7 +263,7 @@ export const modelSchemas: Record<string, object> = {
     required: ['status'],
     properties: {
       status: described('The new status (start training with POST .../train instead of `training`)', {
-        enum: ['pending', 'training', 'active', 'failed'],
+        enum: ['pending', 'training', 'active', 'failed', 'deprecated', 'archived'],
       }),
     },
   },
