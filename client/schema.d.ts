@@ -760,6 +760,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/models/{model_id}/aliases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A model's aliases, newest first
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listAliases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/aliases/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An alias resolved: the version it points at
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getAlias"];
+        /**
+         * Create or move an alias (with from_version: only if it still points there, else 409)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["putAlias"];
+        post?: never;
+        /**
+         * Delete an alias
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/models/{model_id}/versions/{model_version}/artifacts": {
         parameters: {
             query?: never;
@@ -2136,6 +2186,35 @@ export interface components {
             /** @description Where the version came from (free text); unchanged when omitted */
             source?: string;
         };
+        AliasRequest: {
+            /** @description The version the alias points at: active (a deprecated or archived one is 422) */
+            version: string;
+            /** @description Move only if the alias points at this version now (compare-and-set): a move that lost a race to another is 409 instead of undoing it */
+            from_version?: string;
+        };
+        /** @description A model's name for one of its versions (`champion`, `challenger`) */
+        Alias: {
+            /** @description The model */
+            model_id: string;
+            /** @description Lower case letters, digits, _ and -, a letter first; never one of the model's version strings */
+            alias: string;
+            /** @description The version it points at */
+            version: string;
+            /** @description Who last set it */
+            updated_by: string | null;
+            /**
+             * Format: date-time
+             * @description When the resource was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the resource last changed
+             */
+            updated_at: string;
+            /** @description On a read or write of one alias: the version it points at */
+            resolved?: components["schemas"]["ModelVersion"];
+        };
         CreateModelRequest: {
             /** @description Model identifier; a UUIDv7 is generated when omitted */
             id?: string;
@@ -2708,8 +2787,8 @@ export interface components {
         CreateWebhookRequest: {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
-            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "alias.moved" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2723,8 +2802,8 @@ export interface components {
         UpdateWebhookRequest: {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url?: string;
-            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "alias.moved" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2751,8 +2830,8 @@ export interface components {
             client_id: string | null;
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
-            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "alias.moved" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter: {
                 /** @description Only events of this domain */
@@ -3910,7 +3989,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "limits": {
@@ -3968,7 +4047,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -4028,7 +4107,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -4059,7 +4138,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "limits": {
@@ -4116,7 +4195,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -4247,10 +4326,10 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -4259,7 +4338,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -4281,8 +4360,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000027",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
@@ -4290,7 +4369,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -4331,7 +4410,7 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000028",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
@@ -4343,7 +4422,7 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000027",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000028",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -4365,8 +4444,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000027",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000028",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000028",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         }
@@ -4897,7 +4976,7 @@ export interface operations {
                      *           "status_reason": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -5053,7 +5132,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -5127,7 +5206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
@@ -5253,7 +5332,7 @@ export interface operations {
                      *       "model_id": "fare-model",
                      *       "model_version": "2",
                      *       "revisions": [
-                     *         "0197a000-0000-7000-8000-000000000023"
+                     *         "0197a000-0000-7000-8000-000000000024"
                      *       ],
                      *       "since": "2025-06-02T09:00:00.000Z",
                      *       "until": null,
@@ -5351,7 +5430,7 @@ export interface operations {
                      *         "status_reason": null
                      *       },
                      *       "archived": {
-                     *         "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000024",
                      *         "domain_id": "eu-flights",
                      *         "assignment_key": "fare-model-v2",
                      *         "model_id": "fare-model",
@@ -5427,7 +5506,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000024",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "fare-model-v2",
                      *       "model_id": "fare-model",
@@ -5504,8 +5583,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000028",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000028"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5886,7 +5965,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
@@ -5927,7 +6006,7 @@ export interface operations {
                      *           "status_reason": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -5998,7 +6077,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -6165,7 +6244,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -6235,7 +6314,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -6314,8 +6393,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6872,7 +6951,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "source": "weekly retrain of 2025-05",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000028"
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018"
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -7081,7 +7160,7 @@ export interface operations {
                      *       "changes": [],
                      *       "assignments": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": null,
@@ -7315,6 +7394,298 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listAliases: {
+        parameters: {
+            query?: {
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "model_id": "fare-model",
+                     *           "alias": "challenger",
+                     *           "version": "1",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "model_id": "fare-model",
+                     *           "alias": "champion",
+                     *           "version": "2",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Alias"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description alias */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "alias": "champion",
+                     *       "version": "2",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "resolved": {
+                     *         "model_id": "fare-model",
+                     *         "version": "2",
+                     *         "description": "retrained weekly",
+                     *         "metadata": {},
+                     *         "status": "active",
+                     *         "features": [
+                     *           {
+                     *             "name": "seats",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "type": "integer",
+                     *               "maximum": 500,
+                     *               "minimum": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "cabin",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "enum": [
+                     *                 "economy",
+                     *                 "business"
+                     *               ],
+                     *               "type": "string",
+                     *               "default": "economy"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null,
+                     *         "artifacts": [
+                     *           {
+                     *             "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *             "name": "model",
+                     *             "format": "onnx",
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *             "size_bytes": 48213
+                     *           }
+                     *         ],
+                     *         "source": "weekly retrain of 2025-05",
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description alias */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AliasRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "alias": "champion",
+                     *       "version": "2",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "resolved": {
+                     *         "model_id": "fare-model",
+                     *         "version": "2",
+                     *         "description": "retrained weekly",
+                     *         "metadata": {},
+                     *         "status": "active",
+                     *         "features": [
+                     *           {
+                     *             "name": "seats",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "type": "integer",
+                     *               "maximum": 500,
+                     *               "minimum": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "cabin",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "enum": [
+                     *                 "economy",
+                     *                 "business"
+                     *               ],
+                     *               "type": "string",
+                     *               "default": "economy"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null,
+                     *         "artifacts": [
+                     *           {
+                     *             "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *             "name": "model",
+                     *             "format": "onnx",
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *             "size_bytes": 48213
+                     *           }
+                     *         ],
+                     *         "source": "weekly retrain of 2025-05",
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description alias */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "alias": "challenger",
+                     *       "version": "1",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     setVersionArtifacts: {
         parameters: {
             query?: never;
@@ -7452,8 +7823,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000028",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000028"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000018"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -7602,7 +7973,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -7692,7 +8063,7 @@ export interface operations {
                      *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -7771,7 +8142,7 @@ export interface operations {
                      *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -7881,7 +8252,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -8903,9 +9274,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000026",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -8963,9 +9334,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000026",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -9030,9 +9401,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000026",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -9090,9 +9461,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000026",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -9481,9 +9852,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000023",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -9539,9 +9910,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *           "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000023",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -9604,9 +9975,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000023",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -9662,9 +10033,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000023",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,

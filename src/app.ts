@@ -24,6 +24,7 @@ import { createClientsService } from './domain/clients';
 import { createDomainsService } from './domain/domains';
 import { createModelsService } from './domain/models';
 import { createRetirementService } from './domain/retirement';
+import { createAliasesService } from './domain/aliases';
 import { createAssignmentsService } from './domain/assignments';
 import { createServicesService } from './domain/services';
 import { createJobsService } from './domain/jobs';
@@ -154,6 +155,7 @@ export function createApp(deps: AppDeps): {
       secrets: createSecretBox(deps.config.secretKeys),
     }),
     createRetirementService({ knex }),
+    createAliasesService({ knex }),
   );
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));

@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'version.status_changed',
   'version.deleted',
   'model.deleted',
+  'alias.moved',
   'subscription.stale',
   'schedule.changed',
   'schedule.run_skipped',

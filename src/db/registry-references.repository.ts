@@ -1,9 +1,12 @@
 import type { Db } from './types';
 import { activeAssignmentsOfModel, type ModelAssignmentRow } from './assignments.repository';
+import { aliasesOf } from './aliases.repository';
 
 /** What still uses a model or one of its versions: each blocks its deletion, the assignments also its archiving. */
 export interface RegistryReferences {
   assignments: ModelAssignmentRow[];
+  /** Aliases pointing at the version (at any version of the model, for a model's deletion). */
+  aliases: string[];
   /** Subscriptions not disabled, from or to the model (a model's deletion only: they follow no version). */
   subscriptions: string[];
   schedules: string[];
@@ -33,5 +36,5 @@ export async function registryReferences(db: Db, modelId: string, version?: stri
     .orderBy('job_id')
     .limit(LISTED)
     .pluck('job_id');
-  return { assignments, subscriptions, schedules, running_jobs: running };
+  return { assignments, aliases: await aliasesOf(db, modelId, version), subscriptions, schedules, running_jobs: running };
 }

@@ -13,6 +13,7 @@ import { uuidv7 } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import { artifactsProblem } from './artifacts';
 import { assertArchivable } from './retirement';
+import { findAlias } from '../db/aliases.repository';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
@@ -207,6 +208,9 @@ export function createModelsService(deps: {
       checkArtifacts(body.artifacts, 'artifacts');
       const model = await requireModel(knex, modelId);
       await refuseDeleted(modelId, body.version);
+      if (await findAlias(knex, modelId, body.version)) {
+        throw new ConflictError(`${body.version} is an alias of model ${modelId}; a version string must not be one`);
+      }
       try {
         return await inChangeTransaction(knex, change, async (trx) => {
           const row = await repo.insertVersion(trx, {

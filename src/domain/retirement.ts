@@ -17,16 +17,17 @@ export function describeReferences(refs: RegistryReferences): string | undefined
     );
     parts.push(`active assignments ${named.join(', ')}`);
   }
+  if (refs.aliases.length) parts.push(`aliases ${refs.aliases.join(', ')}`);
   if (refs.subscriptions.length) parts.push(`subscriptions ${refs.subscriptions.join(', ')}`);
   if (refs.schedules.length) parts.push(`schedules ${refs.schedules.join(', ')}`);
   if (refs.running_jobs.length) parts.push(`unfinished jobs ${refs.running_jobs.join(', ')}`);
   return parts.length ? parts.join('; ') : undefined;
 }
 
-/** An archived version runs nowhere: every assignment that binds it must move to another version first (409 naming them). */
+/** An archived version runs nowhere: every assignment and alias that binds it must move to another version first (409 naming them). */
 export async function assertArchivable(db: Knex.Transaction, modelId: string, version: string): Promise<void> {
   const refs = await registryReferences(db, modelId, version);
-  if (!refs.assignments.length) return;
+  if (!refs.assignments.length && !refs.aliases.length) return;
   const words = describeReferences({ ...refs, subscriptions: [], schedules: [], running_jobs: [] });
   throw new ConflictError(`version ${modelId}@${version} cannot be archived while assigned; move these first: ${words}`);
 }

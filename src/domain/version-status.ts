@@ -34,9 +34,9 @@ export function runRefusal(name: string, status: VersionStatus, where: 'assigned
 }
 
 /** Why a version cannot be newly assigned (or aliased), or undefined. */
-export function assignRefusal(name: string, status: VersionStatus): string | undefined {
+export function assignRefusal(name: string, status: VersionStatus, act: 'assigned' | 'aliased' = 'assigned'): string | undefined {
   if (status === 'active') return undefined;
   if (status === 'deprecated' || status === 'archived')
-    return `model version ${name} is ${status}; ${status} versions cannot be newly assigned`;
-  return `model version ${name} is ${status}; only active versions can be assigned`;
+    return `model version ${name} is ${status}; ${status} versions cannot be newly ${act}`;
+  return `model version ${name} is ${status}; only active versions can be ${act}`;
 }

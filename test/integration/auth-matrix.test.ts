@@ -47,6 +47,8 @@ const PLATFORM_ONLY = [
   'setVersionArtifacts',
   'deleteVersion',
   'deleteModel',
+  'putAlias',
+  'deleteAlias',
   'startTraining',
   'startInference',
   'createSubscription',

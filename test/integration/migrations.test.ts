@@ -17,6 +17,7 @@ const ALL_MIGRATIONS = [
   '20270110000000_http_handler_secret',
   '20270115000000_version_artifacts',
   '20270116000000_version_lifecycle',
+  '20270117000000_model_aliases',
 ];
 
 describe('migrations', () => {

@@ -145,6 +145,20 @@ describe('the examples of the OpenAPI document', () => {
     );
     await finished(training.job_id);
     await ok(api.GET('/v2/models/{model_id}/versions', { params: { path: { model_id: 'fare-model' } } }));
+    for (const [alias, version] of [
+      ['champion', '2'],
+      ['challenger', '1'],
+    ]) {
+      await ok(
+        api.PUT('/v2/models/{model_id}/aliases/{alias}', {
+          params: { path: { model_id: 'fare-model', alias } },
+          body: { version },
+        }),
+      );
+    }
+    await ok(api.GET('/v2/models/{model_id}/aliases/{alias}', { params: { path: { model_id: 'fare-model', alias: 'champion' } } }));
+    await ok(api.GET('/v2/models/{model_id}/aliases', { params: { path: { model_id: 'fare-model' } } }));
+    await ok(api.DELETE('/v2/models/{model_id}/aliases/{alias}', { params: { path: { model_id: 'fare-model', alias: 'challenger' } } }));
     for (const [id, name] of [
       ['fare-notifier', 'Fare notifier'],
       ['fare-archiver', 'Fare archiver'],

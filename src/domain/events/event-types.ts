@@ -9,6 +9,7 @@ export const REGISTRY_EVENT_TYPES: readonly EventType[] = [
   'version.status_changed',
   'version.deleted',
   'model.deleted',
+  'alias.moved',
   'subscription.stale',
 ];
 

@@ -172,6 +172,21 @@ export const webhookEvents = {
     });
   },
 
+  /** alias.moved: an alias created, moved (`previous_version` set) or deleted (`version` null), a registry event. */
+  async aliasMoved(
+    db: Db,
+    alias: { model_id: string; alias: string; version: string | null },
+    previousVersion: string | null,
+  ): Promise<void> {
+    await recordEvent(db, {
+      type: 'alias.moved',
+      client_id: null,
+      model_id: alias.model_id,
+      ordering_key: `alias:${alias.model_id}#${alias.alias}`,
+      data: { ...alias, previous_version: previousVersion },
+    });
+  },
+
   /** subscription.stale, one per subscription an update of a model made stale (registry events). */
   async subscriptionsStale(db: Db, subscriptionIds: string[]): Promise<void> {
     for (const id of subscriptionIds) {

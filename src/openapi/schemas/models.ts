@@ -141,6 +141,31 @@ export const modelSchemas: Record<string, object> = {
       source: described('Where the version came from (free text); unchanged when omitted', versionSource),
     },
   },
+  AliasRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['version'],
+    properties: {
+      version: described('The version the alias points at: active (a deprecated or archived one is 422)', id),
+      from_version: described(
+        'Move only if the alias points at this version now (compare-and-set): a move that lost a race to another is 409 instead of undoing it',
+        id,
+      ),
+    },
+  },
+  Alias: {
+    type: 'object',
+    description: "A model's name for one of its versions (`champion`, `challenger`)",
+    required: ['model_id', 'alias', 'version', 'updated_by', 'created_at', 'updated_at'],
+    properties: {
+      model_id: described('The model', id),
+      alias: described("Lower case letters, digits, _ and -, a letter first; never one of the model's version strings", { type: 'string' }),
+      version: described('The version it points at', id),
+      updated_by: described('Who last set it', { type: ['string', 'null'] }),
+      ...ts,
+      resolved: described('On a read or write of one alias: the version it points at', ref('ModelVersion')),
+    },
+  },
   CreateModelRequest: {
     type: 'object',
     additionalProperties: false,
