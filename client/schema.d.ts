@@ -795,7 +795,7 @@ export interface paths {
          */
         get: operations["getAlias"];
         /**
-         * Create or move an alias (with from_version: only if it still points there, else 409)
+         * Create or move an alias (with from_version: only if it still points there, else 409); every assignment following it is re-pointed as a new revision, all or none (409 naming what blocks)
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["putAlias"];
@@ -2214,6 +2214,9 @@ export interface components {
             updated_at: string;
             /** @description On a read or write of one alias: the version it points at */
             resolved?: components["schemas"]["ModelVersion"];
+            /** @description On a move: the new revision of every assignment that follows the alias (each with its compatibility report) */
+            repointed?: components["schemas"]["Assignment"][];
+            preview?: components["schemas"]["ChangePreview"];
         };
         CreateModelRequest: {
             /** @description Model identifier; a UUIDv7 is generated when omitted */
@@ -2359,6 +2362,8 @@ export interface components {
             model_id: string;
             /** @description A version of that model; it must be `active` */
             model_version: string;
+            /** @description Follow this alias of the model: `model_version` must be the version it points at now, and every move of the alias re-points this assignment as a new revision (docs/registry.md) */
+            follows_alias?: string | null;
             /**
              * @description `active` (default) makes this revision runnable; `archived` retires the key
              * @enum {unknown}
@@ -2407,6 +2412,8 @@ export interface components {
             status: "active" | "archived";
             /** @description Free-form role */
             role: string | null;
+            /** @description The alias of the model this assignment follows, or null */
+            follows_alias?: string | null;
             /** @description Free-form settings */
             settings: Record<string, unknown>;
             /** @description Free-form metadata */
@@ -4742,6 +4749,7 @@ export interface operations {
                      *         "model_version": "2",
                      *         "status": "active",
                      *         "role": null,
+                     *         "follows_alias": null,
                      *         "settings": {},
                      *         "metadata": {},
                      *         "created_at": "2025-06-02T09:00:00.000Z",
@@ -4965,6 +4973,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -4983,6 +4992,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": "pricing",
+                     *           "follows_alias": null,
                      *           "settings": {
                      *             "currency": "EUR"
                      *           },
@@ -5003,6 +5013,7 @@ export interface operations {
                      *           "model_version": "2",
                      *           "status": "archived",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -5076,6 +5087,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -5139,6 +5151,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": "pricing",
+                     *       "follows_alias": null,
                      *       "settings": {
                      *         "currency": "EUR"
                      *       },
@@ -5213,6 +5226,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": "pricing",
+                     *       "follows_alias": null,
                      *       "settings": {
                      *         "currency": "EUR"
                      *       },
@@ -5417,6 +5431,7 @@ export interface operations {
                      *         "model_version": "2",
                      *         "status": "active",
                      *         "role": "pricing",
+                     *         "follows_alias": null,
                      *         "settings": {
                      *           "currency": "EUR"
                      *         },
@@ -5437,6 +5452,7 @@ export interface operations {
                      *         "model_version": "2",
                      *         "status": "archived",
                      *         "role": "canary",
+                     *         "follows_alias": null,
                      *         "settings": {
                      *           "share": 50,
                      *           "guardrail": {
@@ -5513,6 +5529,7 @@ export interface operations {
                      *       "model_version": "2",
                      *       "status": "archived",
                      *       "role": "canary",
+                     *       "follows_alias": null,
                      *       "settings": {
                      *         "share": 50,
                      *         "guardrail": {
@@ -5972,6 +5989,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": "pricing",
+                     *           "follows_alias": null,
                      *           "settings": {
                      *             "currency": "EUR"
                      *           },
@@ -5993,6 +6011,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {
                      *             "reason": "override"
@@ -6014,6 +6033,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -6085,6 +6105,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -6104,6 +6125,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {
                      *             "reason": "override"
@@ -6185,6 +6207,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {
                      *         "reason": "override"
@@ -6252,6 +6275,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -6322,6 +6346,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -7546,7 +7571,10 @@ export interface operations {
     };
     putAlias: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 /** @description model id */
@@ -7627,7 +7655,8 @@ export interface operations {
                      *         ],
                      *         "source": "weekly retrain of 2025-05",
                      *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
-                     *       }
+                     *       },
+                     *       "repointed": []
                      *     }
                      */
                     "application/json": components["schemas"]["Alias"];

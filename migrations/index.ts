@@ -13,6 +13,7 @@ import * as httpHandlerSecret from './20270110000000_http_handler_secret';
 import * as versionArtifacts from './20270115000000_version_artifacts';
 import * as versionLifecycle from './20270116000000_version_lifecycle';
 import * as modelAliases from './20270117000000_model_aliases';
+import * as assignmentsFollowAliases from './20270118000000_assignments_follow_aliases';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -34,6 +35,7 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20270115000000_version_artifacts': versionArtifacts,
   '20270116000000_version_lifecycle': versionLifecycle,
   '20270117000000_model_aliases': modelAliases,
+  '20270118000000_assignments_follow_aliases': assignmentsFollowAliases,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

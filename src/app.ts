@@ -155,7 +155,7 @@ export function createApp(deps: AppDeps): {
       secrets: createSecretBox(deps.config.secretKeys),
     }),
     createRetirementService({ knex }),
-    createAliasesService({ knex }),
+    createAliasesService({ knex, assignments }),
   );
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));

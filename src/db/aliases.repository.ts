@@ -15,6 +15,11 @@ export async function findAlias(db: Db, modelId: string, alias: string): Promise
   return db('model_aliases').where({ model_id: modelId, alias }).first();
 }
 
+/** The alias, kept from moving until the transaction ends (an assignment that starts following it). */
+export async function findAliasForShare(db: Db, modelId: string, alias: string): Promise<AliasRow | undefined> {
+  return db('model_aliases').where({ model_id: modelId, alias }).forShare().first();
+}
+
 /** The alias row locked until the transaction ends: moves of one alias queue behind each other. */
 export async function lockAlias(db: Db, modelId: string, alias: string): Promise<AliasRow | undefined> {
   return db('model_aliases').where({ model_id: modelId, alias }).forUpdate().first();

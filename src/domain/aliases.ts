@@ -2,14 +2,18 @@ import type { Knex } from 'knex';
 import * as repo from '../db/aliases.repository';
 import { findVersion, findVersionForShare, lockModel } from '../db/models.repository';
 import { inTransaction } from '../db/transaction';
-import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
+import { AssignmentBlockedError, ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
 import { mapPage, type PageRequest } from '../paging';
 import type { Schemas } from '../openapi/types';
 import { requireModel } from './lookups';
 import { webhookEvents } from './events/outbox';
 import { assignRefusal } from './version-status';
 import { toVersion } from './views';
-import { UNATTRIBUTED, type ChangeContext } from './dry-run';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from './dry-run';
+import { activeFollowers } from '../db/assignments.repository';
+import type { createAssignmentsService } from './assignments';
+
+type Repointer = Pick<ReturnType<typeof createAssignmentsService>, 'repointIn'>;
 
 /** Lower case, so `Champion` and `champion` are never two aliases; a letter first, so `2` always means a version. */
 export const ALIAS_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
@@ -36,8 +40,39 @@ export function toAlias(row: repo.AliasRow) {
  * which version it expects to move from (`from_version`) gets a 409 when another move won meanwhile, never a
  * half-moved alias.
  */
-export function createAliasesService(deps: { knex: Knex }) {
-  const { knex } = deps;
+export function createAliasesService(deps: { knex: Knex; assignments: Repointer }) {
+  const { knex, assignments } = deps;
+
+  /**
+   * Every assignment that follows the alias, re-pointed at `version` as a new revision, all or none: the refusals of
+   * each (the services that block a domain default, a service's contract) are gathered first and refuse the move.
+   */
+  async function repointFollowers(trx: Knex.Transaction, modelId: string, alias: string, version: string, change: ChangeContext) {
+    const followers = await activeFollowers(trx, modelId, alias);
+    const refusals: string[] = [];
+    const repointed: Awaited<ReturnType<Repointer['repointIn']>>[] = [];
+    for (const row of followers) {
+      try {
+        repointed.push(await assignments.repointIn(trx, row, version, change));
+      } catch (err) {
+        const where = `assignment ${row.assignment_id} (${[row.client_id, row.domain_id, row.service_id].filter(Boolean).join('/')}, key ${row.assignment_key})`;
+        if (err instanceof AssignmentBlockedError) {
+          const services = [...new Set(err.blockingServices.map((b) => b.service_id))];
+          refusals.push(
+            `${where}: blocked by services ${services.join(', ')} (${err.blockingServices.map((b) => `${b.service_id}.${b.feature}`).join(', ')})`,
+          );
+        } else if (err instanceof UnprocessableError) {
+          refusals.push(`${where}: ${err.message}`);
+        } else throw err;
+      }
+    }
+    if (refusals.length) {
+      throw new ConflictError(
+        `alias ${alias} cannot move to version ${version}: ${refusals.length} following assignment(s) refuse it; ${refusals.join('; ')}`,
+      );
+    }
+    return repointed;
+  }
 
   async function requireAlias(db: Knex | Knex.Transaction, modelId: string, alias: string) {
     const row = await repo.findAlias(db, modelId, alias);
@@ -52,7 +87,7 @@ export function createAliasesService(deps: { knex: Knex }) {
     async put(modelId: string, alias: string, body: Schemas['AliasRequest'], change: ChangeContext = UNATTRIBUTED) {
       const problem = aliasNameProblem(alias);
       if (problem) throw new InvalidInputError(problem);
-      return inTransaction(knex, async (trx) => {
+      return inChangeTransaction(knex, change, async (trx) => {
         // The model lock orders a new alias against a version created under the same name.
         if (!(await lockModel(trx, modelId))) await requireModel(trx, modelId);
         if (await findVersion(trx, modelId, alias))
@@ -67,10 +102,13 @@ export function createAliasesService(deps: { knex: Knex }) {
         if (!target) throw new UnprocessableError(`version ${body.version} of model ${modelId} does not exist`);
         const refusal = assignRefusal(`${modelId}@${body.version}`, target.status, 'aliased');
         if (refusal) throw new UnprocessableError(refusal);
-        if (current && current.model_version === body.version) return { ...toAlias(current), resolved: toVersion(target) };
+        const preview = change.dryRun ? { preview: emptyPreview() } : {};
+        if (current && current.model_version === body.version)
+          return { ...toAlias(current), resolved: toVersion(target), repointed: [], ...preview };
         const row = await repo.writeAlias(trx, modelId, alias, body.version, change.actor);
         await webhookEvents.aliasMoved(trx, toAlias(row), current?.model_version ?? null);
-        return { ...toAlias(row), resolved: toVersion(target) };
+        const repointed = await repointFollowers(trx, modelId, alias, body.version, change);
+        return { ...toAlias(row), resolved: toVersion(target), repointed, ...preview };
       });
     },
 

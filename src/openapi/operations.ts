@@ -897,11 +897,13 @@ export const OPERATIONS: Operation[] = [
     path: `${M}/aliases/{alias}`,
     permission: 'write_models',
     tenancy: 'platform',
-    summary: 'Create or move an alias (with from_version: only if it still points there, else 409)',
+    summary:
+      'Create or move an alias (with from_version: only if it still points there, else 409); every assignment following it is re-pointed as a new revision, all or none (409 naming what blocks)',
     body: 'AliasRequest',
     response: 'Alias',
     status: 200,
     errors: [409, 422],
+    query: DRY_RUN_QUERY,
   },
   {
     id: 'deleteAlias',

@@ -18,6 +18,7 @@ const ALL_MIGRATIONS = [
   '20270115000000_version_artifacts',
   '20270116000000_version_lifecycle',
   '20270117000000_model_aliases',
+  '20270118000000_assignments_follow_aliases',
 ];
 
 describe('migrations', () => {

@@ -164,6 +164,12 @@ export const modelSchemas: Record<string, object> = {
       updated_by: described('Who last set it', { type: ['string', 'null'] }),
       ...ts,
       resolved: described('On a read or write of one alias: the version it points at', ref('ModelVersion')),
+      repointed: {
+        type: 'array',
+        description: 'On a move: the new revision of every assignment that follows the alias (each with its compatibility report)',
+        items: ref('Assignment'),
+      },
+      preview: ref('ChangePreview'),
     },
   },
   CreateModelRequest: {
