@@ -660,7 +660,11 @@ export interface paths {
          */
         put: operations["updateModel"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a model and its versions when nothing references them (409 listing active assignments, subscriptions, schedules, unfinished jobs)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteModel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -726,7 +730,11 @@ export interface paths {
         get: operations["getVersion"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a version nothing references (409 listing its active assignments, schedules, unfinished jobs); its jobs keep naming it
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteVersion"];
         options?: never;
         head?: never;
         patch?: never;
@@ -741,10 +749,80 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set a version's status (see the transition table)
+         * Set a version's status (see the transition table); archiving waits until no assignment binds it (409 naming them)
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         put: operations["setVersionStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/aliases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A model's aliases, newest first
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["listAliases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/aliases/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An alias resolved: the version it points at
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
+         */
+        get: operations["getAlias"];
+        /**
+         * Create or move an alias (with from_version: only if it still points there, else 409); every assignment following it is re-pointed as a new revision, all or none (409 naming what blocks)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["putAlias"];
+        post?: never;
+        /**
+         * Delete an alias
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/versions/{model_version}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a version's artifacts and source while it is not active (a changed artifact of an active version is a new version)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["setVersionArtifacts"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2088,6 +2166,58 @@ export interface components {
             training?: components["schemas"]["HandlerContract"];
             inference?: components["schemas"]["HandlerContract"];
         } | null;
+        /** @description A file that makes up a model version: where it is (never fetched by the service), its digest to verify it by, its size and format */
+        ModelArtifact: {
+            /** @description Unique within the version, e.g. `model` or `tokenizer` */
+            name: string;
+            /** @description `s3://<bucket>/<key>`, `gs://<bucket>/<object>`, `https://<host>/<path>` or `file:///<absolute path>`; no credentials */
+            uri: string;
+            /** @description SHA-256 of the content, 64 lowercase hexadecimal digits */
+            sha256: string;
+            /** @description Size of the content in bytes */
+            size_bytes: number;
+            /** @description Free, e.g. `sklearn-pickle`, `onnx`, `torchscript`, `safetensors` */
+            format: string;
+        };
+        /** @description The files of a version (at most 32, names unique); they never change once the version is active */
+        ModelArtifacts: components["schemas"]["ModelArtifact"][];
+        VersionArtifactsRequest: {
+            artifacts: components["schemas"]["ModelArtifacts"];
+            /** @description Where the version came from (free text); unchanged when omitted */
+            source?: string;
+        };
+        AliasRequest: {
+            /** @description The version the alias points at: active (a deprecated or archived one is 422) */
+            version: string;
+            /** @description Move only if the alias points at this version now (compare-and-set): a move that lost a race to another is 409 instead of undoing it */
+            from_version?: string;
+        };
+        /** @description A model's name for one of its versions (`champion`, `challenger`) */
+        Alias: {
+            /** @description The model */
+            model_id: string;
+            /** @description Lower case letters, digits, _ and -, a letter first; never one of the model's version strings */
+            alias: string;
+            /** @description The version it points at */
+            version: string;
+            /** @description Who last set it */
+            updated_by: string | null;
+            /**
+             * Format: date-time
+             * @description When the resource was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the resource last changed
+             */
+            updated_at: string;
+            /** @description On a read or write of one alias: the version it points at */
+            resolved?: components["schemas"]["ModelVersion"];
+            /** @description On a move: the new revision of every assignment that follows the alias (each with its compatibility report) */
+            repointed?: components["schemas"]["Assignment"][];
+            preview?: components["schemas"]["ChangePreview"];
+        };
         CreateModelRequest: {
             /** @description Model identifier; a UUIDv7 is generated when omitted */
             id?: string;
@@ -2107,6 +2237,10 @@ export interface components {
             version_metadata?: Record<string, unknown>;
             /** @description The first version's feature freeze: what services must provide to use it */
             features?: components["schemas"]["FeatureDefinitions"];
+            /** @description Artifacts of the first version */
+            version_artifacts?: components["schemas"]["ModelArtifacts"];
+            /** @description Where the first version came from (free text) */
+            version_source?: string;
         };
         UpdateModelRequest: {
             /** @description Display name */
@@ -2129,12 +2263,17 @@ export interface components {
             /** @description Free-form metadata */
             metadata: Record<string, unknown>;
             /**
-             * @description Only `active` versions can be assigned or run
+             * @description Only `active` versions can be newly assigned or run anywhere; `deprecated` ones run where already assigned; `archived` ones run nowhere
              * @enum {unknown}
              */
-            status: "pending" | "training" | "active" | "failed";
+            status: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
             /** @description The feature freeze; it never changes */
             features: components["schemas"]["FeatureDefinitions"];
+            artifacts: components["schemas"]["ModelArtifacts"];
+            /** @description Where the version came from (free text), or null */
+            source: string | null;
+            /** @description Lineage: the training job whose success made this version active (its input and output are on the job), or null */
+            source_job_id: string | null;
             /**
              * Format: date-time
              * @description When the resource was created
@@ -2207,19 +2346,24 @@ export interface components {
             metadata?: Record<string, unknown>;
             /** @description The feature freeze; it never changes */
             features: components["schemas"]["FeatureDefinitions"];
+            artifacts?: components["schemas"]["ModelArtifacts"];
+            /** @description Where the version came from (free text) */
+            source?: string;
         };
         VersionStatusRequest: {
             /**
              * @description The new status (start training with POST .../train instead of `training`)
              * @enum {unknown}
              */
-            status: "pending" | "training" | "active" | "failed";
+            status: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
         };
         AssignmentFields: {
             /** @description The model to bind */
             model_id: string;
             /** @description A version of that model; it must be `active` */
             model_version: string;
+            /** @description Follow this alias of the model: `model_version` must be the version it points at now, and every move of the alias re-points this assignment as a new revision (docs/registry.md) */
+            follows_alias?: string | null;
             /**
              * @description `active` (default) makes this revision runnable; `archived` retires the key
              * @enum {unknown}
@@ -2268,6 +2412,8 @@ export interface components {
             status: "active" | "archived";
             /** @description Free-form role */
             role: string | null;
+            /** @description The alias of the model this assignment follows, or null */
+            follows_alias?: string | null;
             /** @description Free-form settings */
             settings: Record<string, unknown>;
             /** @description Free-form metadata */
@@ -2649,8 +2795,8 @@ export interface components {
         CreateWebhookRequest: {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
-            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "alias.moved" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2664,8 +2810,8 @@ export interface components {
         UpdateWebhookRequest: {
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url?: string;
-            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types?: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "alias.moved" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter?: {
                 /** @description Only events of this domain */
@@ -2692,8 +2838,8 @@ export interface components {
             client_id: string | null;
             /** @description Where deliveries are POSTed: `https://` (plain `http://` only where WEBHOOK_ALLOW_HTTP is set); no credentials. A host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOWED_PRIVATE_RANGES covers it */
             url: string;
-            /** @description The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only */
-            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
+            /** @description The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only */
+            event_types: ("job.succeeded" | "job.failed" | "job.timed_out" | "job.cancelled" | "service.available" | "service.failed" | "assignment.changed" | "assignment.rolled_back" | "version.status_changed" | "version.deleted" | "model.deleted" | "alias.moved" | "subscription.stale" | "schedule.changed" | "schedule.run_skipped")[];
             /** @description Only events of this domain and/or model; an event without that field does not pass */
             filter: {
                 /** @description Only events of this domain */
@@ -3851,7 +3997,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "client_id": "globex",
-                     *           "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *           "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *           "name": "Globex Airways",
                      *           "status": "active",
                      *           "limits": {
@@ -3909,7 +4055,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -3969,7 +4115,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -4000,7 +4146,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex",
                      *       "status": "active",
                      *       "limits": {
@@ -4057,7 +4203,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "client_id": "globex",
-                     *       "client_uuid": "0197a000-0000-7000-8000-000000000018",
+                     *       "client_uuid": "0197a000-0000-7000-8000-000000000019",
                      *       "name": "Globex Airways",
                      *       "status": "active",
                      *       "limits": {
@@ -4188,10 +4334,10 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "assignment",
@@ -4200,7 +4346,7 @@ export interface operations {
                      *           "service_id": "LH-400",
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000026",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000027",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -4222,8 +4368,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000026",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000027",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         },
@@ -4231,7 +4377,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -4272,7 +4418,7 @@ export interface operations {
                      *           "queued_reason": null
                      *         },
                      *         {
-                     *           "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *           "job_id": "0197a000-0000-7000-8000-000000000028",
                      *           "model_id": "fare-notifier",
                      *           "model_version": "1",
                      *           "assignment_id": "0197a000-0000-7000-8000-000000000013",
@@ -4284,7 +4430,7 @@ export interface operations {
                      *           "service_id": null,
                      *           "source_job_id": null,
                      *           "subscription_id": null,
-                     *           "root_job_id": "0197a000-0000-7000-8000-000000000027",
+                     *           "root_job_id": "0197a000-0000-7000-8000-000000000028",
                      *           "depth": 0,
                      *           "rerun_of": null,
                      *           "schedule_id": null,
@@ -4306,8 +4452,8 @@ export interface operations {
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "started_at": "2025-06-02T09:00:00.000Z",
                      *           "completed_at": "2025-06-02T09:00:00.000Z",
-                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000027",
-                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027",
+                     *           "temporal_workflow_id": "job-0197a000-0000-7000-8000-000000000028",
+                     *           "temporal_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000028",
                      *           "priority": 3,
                      *           "queued_reason": null
                      *         }
@@ -4604,6 +4750,7 @@ export interface operations {
                      *         "model_version": "2",
                      *         "status": "active",
                      *         "role": null,
+                     *         "follows_alias": null,
                      *         "settings": {},
                      *         "metadata": {},
                      *         "created_at": "2025-06-02T09:00:00.000Z",
@@ -4827,6 +4974,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -4838,13 +4986,14 @@ export interface operations {
                      *           "status_reason": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": "pricing",
+                     *           "follows_alias": null,
                      *           "settings": {
                      *             "currency": "EUR"
                      *           },
@@ -4865,6 +5014,7 @@ export interface operations {
                      *           "model_version": "2",
                      *           "status": "archived",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -4938,6 +5088,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -4994,13 +5145,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": "pricing",
+                     *       "follows_alias": null,
                      *       "settings": {
                      *         "currency": "EUR"
                      *       },
@@ -5068,13 +5220,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "default",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": "pricing",
+                     *       "follows_alias": null,
                      *       "settings": {
                      *         "currency": "EUR"
                      *       },
@@ -5194,7 +5347,7 @@ export interface operations {
                      *       "model_id": "fare-model",
                      *       "model_version": "2",
                      *       "revisions": [
-                     *         "0197a000-0000-7000-8000-000000000023"
+                     *         "0197a000-0000-7000-8000-000000000024"
                      *       ],
                      *       "since": "2025-06-02T09:00:00.000Z",
                      *       "until": null,
@@ -5272,13 +5425,14 @@ export interface operations {
                      * @example {
                      *       "dry_run": true,
                      *       "primary": {
-                     *         "assignment_id": "0197a000-0000-7000-8000-000000000028",
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000029",
                      *         "domain_id": "eu-flights",
                      *         "assignment_key": "default",
                      *         "model_id": "fare-model",
                      *         "model_version": "2",
                      *         "status": "active",
                      *         "role": "pricing",
+                     *         "follows_alias": null,
                      *         "settings": {
                      *           "currency": "EUR"
                      *         },
@@ -5292,13 +5446,14 @@ export interface operations {
                      *         "status_reason": null
                      *       },
                      *       "archived": {
-                     *         "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *         "assignment_id": "0197a000-0000-7000-8000-000000000024",
                      *         "domain_id": "eu-flights",
                      *         "assignment_key": "fare-model-v2",
                      *         "model_id": "fare-model",
                      *         "model_version": "2",
                      *         "status": "archived",
                      *         "role": "canary",
+                     *         "follows_alias": null,
                      *         "settings": {
                      *           "share": 50,
                      *           "guardrail": {
@@ -5368,13 +5523,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000023",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000024",
                      *       "domain_id": "eu-flights",
                      *       "assignment_key": "fare-model-v2",
                      *       "model_id": "fare-model",
                      *       "model_version": "2",
                      *       "status": "archived",
                      *       "role": "canary",
+                     *       "follows_alias": null,
                      *       "settings": {
                      *         "share": 50,
                      *         "guardrail": {
@@ -5445,8 +5601,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000028",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000028"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -5827,13 +5983,14 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "domain_id": "eu-flights",
                      *           "assignment_key": "default",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": "pricing",
+                     *           "follows_alias": null,
                      *           "settings": {
                      *             "currency": "EUR"
                      *           },
@@ -5855,6 +6012,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {
                      *             "reason": "override"
@@ -5868,7 +6026,7 @@ export interface operations {
                      *           "status_reason": null
                      *         },
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -5876,6 +6034,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -5939,7 +6098,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *           "domain_id": "eu-flights",
                      *           "service_id": "LH-400",
                      *           "assignment_key": "upsell",
@@ -5947,6 +6106,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {},
                      *           "created_at": "2025-06-02T09:00:00.000Z",
@@ -5966,6 +6126,7 @@ export interface operations {
                      *           "model_version": "1",
                      *           "status": "active",
                      *           "role": null,
+                     *           "follows_alias": null,
                      *           "settings": {},
                      *           "metadata": {
                      *             "reason": "override"
@@ -6047,6 +6208,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {
                      *         "reason": "override"
@@ -6106,7 +6268,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -6114,6 +6276,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -6176,7 +6339,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000021",
                      *       "domain_id": "eu-flights",
                      *       "service_id": "LH-400",
                      *       "assignment_key": "upsell",
@@ -6184,6 +6347,7 @@ export interface operations {
                      *       "model_version": "1",
                      *       "status": "active",
                      *       "role": null,
+                     *       "follows_alias": null,
                      *       "settings": {},
                      *       "metadata": {},
                      *       "created_at": "2025-06-02T09:00:00.000Z",
@@ -6255,8 +6419,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000026",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000026"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000027",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000027"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -6463,7 +6627,10 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
                      *         "created_by": "platform-app",
                      *         "status_changed_by": null,
-                     *         "status_changed_at": null
+                     *         "status_changed_at": null,
+                     *         "artifacts": [],
+                     *         "source": null,
+                     *         "source_job_id": null
                      *       }
                      *     }
                      */
@@ -6525,6 +6692,7 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
+                     *         "source": null,
                      *         "status": "pending",
                      *         "version": "1",
                      *         "features": [
@@ -6552,10 +6720,12 @@ export interface operations {
                      *         ],
                      *         "metadata": {},
                      *         "model_id": "fare-model",
+                     *         "artifacts": [],
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "created_by": "platform-app",
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
                      *         "description": "first cut",
+                     *         "source_job_id": null,
                      *         "status_changed_at": null,
                      *         "status_changed_by": null
                      *       }
@@ -6660,7 +6830,10 @@ export interface operations {
                      *         "updated_at": "2025-06-02T09:00:00.000Z",
                      *         "created_by": "platform-app",
                      *         "status_changed_by": null,
-                     *         "status_changed_at": null
+                     *         "status_changed_at": null,
+                     *         "artifacts": [],
+                     *         "source": null,
+                     *         "source_job_id": null
                      *       },
                      *       "stale_subscriptions": []
                      *     }
@@ -6678,11 +6851,64 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    deleteModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "fare-model-draft",
+                     *       "name": "Fare model (draft)",
+                     *       "description": "registered twice by mistake",
+                     *       "handlers": {
+                     *         "training": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         },
+                     *         "inference": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         }
+                     *       },
+                     *       "handler_contracts": null,
+                     *       "metadata": {},
+                     *       "status": "pending",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listVersions: {
         parameters: {
             query?: {
                 /** @description Only items with this status */
-                status?: "pending" | "training" | "active" | "failed";
+                status?: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -6740,7 +6966,18 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z",
                      *           "created_by": "platform-app",
                      *           "status_changed_by": null,
-                     *           "status_changed_at": null
+                     *           "status_changed_at": null,
+                     *           "artifacts": [
+                     *             {
+                     *               "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *               "name": "model",
+                     *               "format": "onnx",
+                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *               "size_bytes": 48213
+                     *             }
+                     *           ],
+                     *           "source": "weekly retrain of 2025-05",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018"
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -6775,7 +7012,10 @@ export interface operations {
                      *           "updated_at": "2025-06-02T09:00:00.000Z",
                      *           "created_by": "platform-app",
                      *           "status_changed_by": "platform-app",
-                     *           "status_changed_at": "2025-06-02T09:00:00.000Z"
+                     *           "status_changed_at": "2025-06-02T09:00:00.000Z",
+                     *           "artifacts": [],
+                     *           "source": null,
+                     *           "source_job_id": null
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -6887,6 +7127,9 @@ export interface operations {
                      *       "created_by": "platform-app",
                      *       "status_changed_by": null,
                      *       "status_changed_at": null,
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null,
                      *       "compatibility": {
                      *         "model_id": "fare-model",
                      *         "subject": "version",
@@ -6943,7 +7186,7 @@ export interface operations {
                      *       "changes": [],
                      *       "assignments": [
                      *         {
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "client_id": "globex",
                      *           "domain_id": "eu-flights",
                      *           "service_id": null,
@@ -7023,7 +7266,10 @@ export interface operations {
                      *       "updated_at": "2025-06-02T09:00:00.000Z",
                      *       "created_by": "platform-app",
                      *       "status_changed_by": null,
-                     *       "status_changed_at": null
+                     *       "status_changed_at": null,
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7033,6 +7279,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model-draft",
+                     *       "version": "1",
+                     *       "description": "",
+                     *       "metadata": {},
+                     *       "status": "pending",
+                     *       "features": [],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
@@ -7104,7 +7401,406 @@ export interface operations {
                      *       "updated_at": "2025-06-02T09:00:00.000Z",
                      *       "created_by": "platform-app",
                      *       "status_changed_by": "platform-app",
-                     *       "status_changed_at": "2025-06-02T09:00:00.000Z"
+                     *       "status_changed_at": "2025-06-02T09:00:00.000Z",
+                     *       "artifacts": [],
+                     *       "source": null,
+                     *       "source_job_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAliases: {
+        parameters: {
+            query?: {
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "model_id": "fare-model",
+                     *           "alias": "challenger",
+                     *           "version": "1",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "model_id": "fare-model",
+                     *           "alias": "champion",
+                     *           "version": "2",
+                     *           "updated_by": "platform-app",
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["Alias"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description alias */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "alias": "champion",
+                     *       "version": "2",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "resolved": {
+                     *         "model_id": "fare-model",
+                     *         "version": "2",
+                     *         "description": "retrained weekly",
+                     *         "metadata": {},
+                     *         "status": "active",
+                     *         "features": [
+                     *           {
+                     *             "name": "seats",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "type": "integer",
+                     *               "maximum": 500,
+                     *               "minimum": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "cabin",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "enum": [
+                     *                 "economy",
+                     *                 "business"
+                     *               ],
+                     *               "type": "string",
+                     *               "default": "economy"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null,
+                     *         "artifacts": [
+                     *           {
+                     *             "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *             "name": "model",
+                     *             "format": "onnx",
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *             "size_bytes": 48213
+                     *           }
+                     *         ],
+                     *         "source": "weekly retrain of 2025-05",
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putAlias: {
+        parameters: {
+            query?: {
+                /** @description `true`: run every check and answer with the status the change would have, plus `preview` (what it would do); nothing is written and no job starts */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description alias */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AliasRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "alias": "champion",
+                     *       "version": "2",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "resolved": {
+                     *         "model_id": "fare-model",
+                     *         "version": "2",
+                     *         "description": "retrained weekly",
+                     *         "metadata": {},
+                     *         "status": "active",
+                     *         "features": [
+                     *           {
+                     *             "name": "seats",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "type": "integer",
+                     *               "maximum": 500,
+                     *               "minimum": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "name": "cabin",
+                     *             "mandatory": true,
+                     *             "json_schema": {
+                     *               "enum": [
+                     *                 "economy",
+                     *                 "business"
+                     *               ],
+                     *               "type": "string",
+                     *               "default": "economy"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2025-06-02T09:00:00.000Z",
+                     *         "updated_at": "2025-06-02T09:00:00.000Z",
+                     *         "created_by": "platform-app",
+                     *         "status_changed_by": null,
+                     *         "status_changed_at": null,
+                     *         "artifacts": [
+                     *           {
+                     *             "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *             "name": "model",
+                     *             "format": "onnx",
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *             "size_bytes": 48213
+                     *           }
+                     *         ],
+                     *         "source": "weekly retrain of 2025-05",
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *       },
+                     *       "repointed": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description alias */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "alias": "challenger",
+                     *       "version": "1",
+                     *       "updated_by": "platform-app",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setVersionArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "artifacts": [
+                 *         {
+                 *           "name": "model",
+                 *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                 *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                 *           "size_bytes": 48213,
+                 *           "format": "onnx"
+                 *         }
+                 *       ],
+                 *       "source": "weekly retrain of 2025-05"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VersionArtifactsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "version": "2",
+                     *       "description": "retrained weekly",
+                     *       "metadata": {},
+                     *       "status": "pending",
+                     *       "features": [
+                     *         {
+                     *           "name": "seats",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "type": "integer",
+                     *             "maximum": 500,
+                     *             "minimum": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "cabin",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "enum": [
+                     *               "economy",
+                     *               "business"
+                     *             ],
+                     *             "type": "string",
+                     *             "default": "economy"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [
+                     *         {
+                     *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *           "name": "model",
+                     *           "format": "onnx",
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "size_bytes": 48213
+                     *         }
+                     *       ],
+                     *       "source": "weekly retrain of 2025-05",
+                     *       "source_job_id": null
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7157,8 +7853,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "job_id": "0197a000-0000-7000-8000-000000000029",
-                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000029"
+                     *       "job_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "job_url": "http://temporal-ui.test/namespaces/default/workflows/job-0197a000-0000-7000-8000-000000000018"
                      *     }
                      */
                     "application/json": components["schemas"]["JobAccepted"];
@@ -7307,7 +8003,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -7397,7 +8093,7 @@ export interface operations {
                      *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -7476,7 +8172,7 @@ export interface operations {
                      *       "job_id": "0197a000-0000-7000-8000-000000000010",
                      *       "model_id": "fare-model",
                      *       "model_version": "1",
-                     *       "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *       "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *       "job_type": "inference",
                      *       "status": "success",
                      *       "trigger": "service_init",
@@ -7586,7 +8282,7 @@ export interface operations {
                      *           "job_id": "0197a000-0000-7000-8000-000000000010",
                      *           "model_id": "fare-model",
                      *           "model_version": "1",
-                     *           "assignment_id": "0197a000-0000-7000-8000-000000000019",
+                     *           "assignment_id": "0197a000-0000-7000-8000-000000000020",
                      *           "job_type": "inference",
                      *           "status": "success",
                      *           "trigger": "service_init",
@@ -8625,9 +9321,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000026",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -8685,9 +9381,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *           "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000026",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -8752,9 +9448,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000026",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -8812,9 +9508,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000024",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000025",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000017",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000025",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000026",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -9203,9 +9899,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000023",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 0,
@@ -9261,9 +9957,9 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *           "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *           "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *           "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *           "event_id": "0197a000-0000-7000-8000-000000000023",
                      *           "event_type": "webhook.test",
                      *           "status": "succeeded",
                      *           "attempts": 1,
@@ -9326,9 +10022,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000023",
                      *       "event_type": "webhook.test",
                      *       "status": "succeeded",
                      *       "attempts": 1,
@@ -9384,9 +10080,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "0197a000-0000-7000-8000-000000000021",
+                     *       "delivery_id": "0197a000-0000-7000-8000-000000000022",
                      *       "webhook_id": "0197a000-0000-7000-8000-000000000014",
-                     *       "event_id": "0197a000-0000-7000-8000-000000000022",
+                     *       "event_id": "0197a000-0000-7000-8000-000000000023",
                      *       "event_type": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": 1,

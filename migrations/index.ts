@@ -11,6 +11,10 @@ import { sealedWebhookSecrets } from './20261231000000_sealed_webhook_secrets';
 import * as progressiveDelivery from './20270105000000_progressive_delivery';
 import * as httpHandlerSecret from './20270110000000_http_handler_secret';
 import * as oneActiveSubscription from './20270120000000_one_active_subscription';
+import * as versionArtifacts from './20270121000000_version_artifacts';
+import * as versionLifecycle from './20270122000000_version_lifecycle';
+import * as modelAliases from './20270123000000_model_aliases';
+import * as assignmentsFollowAliases from './20270124000000_assignments_follow_aliases';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -30,6 +34,10 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20270105000000_progressive_delivery': progressiveDelivery,
   '20270110000000_http_handler_secret': httpHandlerSecret,
   '20270120000000_one_active_subscription': oneActiveSubscription,
+  '20270121000000_version_artifacts': versionArtifacts,
+  '20270122000000_version_lifecycle': versionLifecycle,
+  '20270123000000_model_aliases': modelAliases,
+  '20270124000000_assignments_follow_aliases': assignmentsFollowAliases,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

@@ -23,6 +23,8 @@ import { FeatureRules } from './domain/features';
 import { createClientsService } from './domain/clients';
 import { createDomainsService } from './domain/domains';
 import { createModelsService } from './domain/models';
+import { createRetirementService } from './domain/retirement';
+import { createAliasesService } from './domain/aliases';
 import { createAssignmentsService } from './domain/assignments';
 import { createServicesService } from './domain/services';
 import { createJobsService } from './domain/jobs';
@@ -152,6 +154,8 @@ export function createApp(deps: AppDeps): {
       policy: targetPolicy(deps.config.webhooks),
       secrets: createSecretBox(deps.config.secretKeys),
     }),
+    createRetirementService({ knex }),
+    createAliasesService({ knex, assignments }),
   );
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));

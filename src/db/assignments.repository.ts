@@ -13,6 +13,8 @@ export interface AssignmentRow {
   model_version: string;
   status: 'active' | 'archived';
   role: string | null;
+  /** The alias of its model this assignment follows: a move of the alias re-points it. */
+  follows_alias: string | null;
   settings: Record<string, unknown>;
   metadata: Record<string, unknown>;
   created_at: Date;
@@ -73,7 +75,7 @@ export async function archiveActive(db: Db, scope: Scope, key: string, actor: st
 export type NewRevision = Pick<
   AssignmentRow,
   'assignment_key' | 'model_id' | 'model_version' | 'status' | 'role' | 'settings' | 'metadata'
->;
+> & { follows_alias?: string | null };
 
 export async function insertRevision(db: Db, scope: Scope, r: NewRevision, actor: string | null = null): Promise<AssignmentRow> {
   // now() is the transaction's start: the revision it replaces was archived at this very instant.
@@ -152,4 +154,14 @@ export async function activeAssignmentsOfModel(db: Db, modelId: string, version?
 
 export async function hasRevisions(db: Db, scope: Scope, key: string): Promise<boolean> {
   return Boolean(await inScope(db, scope).where({ assignment_key: key }).first('assignment_id'));
+}
+
+/** The active assignments (every tenant) that follow an alias, in a fixed order so concurrent moves lock alike. */
+export async function activeFollowers(db: Db, modelId: string, alias: string): Promise<ModelAssignmentRow[]> {
+  return db('assignments as a')
+    .join('domains as d', 'd.domain_uuid', 'a.domain_uuid')
+    .leftJoin('services as s', 's.service_uuid', 'a.service_uuid')
+    .where({ 'a.model_id': modelId, 'a.follows_alias': alias, 'a.status': 'active' })
+    .select('a.*', 'd.client_id', 'd.domain_id', 's.service_id')
+    .orderBy('a.assignment_id');
 }

@@ -4,7 +4,9 @@ import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { FeatureDefinition, Handlers } from '../shapes';
 
-export type VersionStatus = 'pending' | 'training' | 'active' | 'failed';
+type Artifact = Schemas['ModelArtifact'];
+
+export type VersionStatus = 'pending' | 'training' | 'active' | 'failed' | 'deprecated' | 'archived';
 
 export interface ModelRow {
   id: string;
@@ -32,6 +34,11 @@ export interface VersionRow {
   metadata: Record<string, unknown>;
   status: VersionStatus;
   features: FeatureDefinition[];
+  artifacts: Artifact[];
+  /** Where the version came from, free text. */
+  source: string | null;
+  /** The training job whose success made the version active (lineage). */
+  source_job_id: string | null;
   created_at: Date;
   updated_at: Date;
   created_by: string | null;
@@ -124,18 +131,71 @@ export async function listModels(db: Db, page: PageRequest, filter: { name?: str
 
 export async function insertVersion(
   db: Db,
-  v: Omit<VersionRow, 'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at'> & {
+  v: Omit<
+    VersionRow,
+    'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at' | 'artifacts' | 'source' | 'source_job_id'
+  > & {
     created_by?: string | null;
+    artifacts?: Artifact[];
+    source?: string | null;
   },
 ): Promise<VersionRow> {
   const [row] = await db('model_versions')
-    .insert({ ...v, metadata: JSON.stringify(v.metadata), features: JSON.stringify(v.features) })
+    .insert({
+      ...v,
+      metadata: JSON.stringify(v.metadata),
+      features: JSON.stringify(v.features),
+      artifacts: JSON.stringify(v.artifacts ?? []),
+    })
+    .returning('*');
+  return row;
+}
+
+/** Replaces a version's artifacts (and its source when given); the caller has checked the version is not active. */
+export async function setVersionArtifacts(
+  db: Db,
+  modelId: string,
+  version: string,
+  artifacts: Artifact[],
+  source: string | undefined,
+): Promise<VersionRow> {
+  const [row] = await db('model_versions')
+    .where({ model_id: modelId, version })
+    .update({ artifacts: JSON.stringify(artifacts), ...(source === undefined ? {} : { source }), updated_at: db.fn.now() })
+    .returning('*');
+  return row;
+}
+
+/**
+ * A training job's success: the version becomes active in the same statement that records the job as its source and,
+ * when the job reported some, its artifacts (the guard trigger forbids changing them afterwards).
+ */
+export async function activateTrainedVersion(
+  db: Db,
+  modelId: string,
+  version: string,
+  jobId: string,
+  artifacts: Artifact[] | undefined,
+): Promise<VersionRow> {
+  const [row] = await db('model_versions')
+    .where({ model_id: modelId, version })
+    .update({
+      status: 'active',
+      source_job_id: jobId,
+      ...(artifacts ? { artifacts: JSON.stringify(artifacts) } : {}),
+      updated_at: db.fn.now(),
+    })
     .returning('*');
   return row;
 }
 
 export async function findVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
   return db('model_versions').where({ model_id: modelId, version }).first();
+}
+
+/** The version, kept from deletion, archiving and other status moves until the transaction ends (a new assignment's check). */
+export async function findVersionForShare(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
+  return db('model_versions').where({ model_id: modelId, version }).forShare().first();
 }
 
 export async function lockVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
@@ -172,4 +232,25 @@ export async function listVersions(db: Db, modelId: string, page: PageRequest, s
   const q = db('model_versions').where({ model_id: modelId });
   if (status) q.where({ status });
   return paginate<VersionRow>(q, page, 'version', 'model_versions');
+}
+
+/** Deletes a version; the jobs and assignment revisions that name it keep doing so (history). A tombstone keeps its string. */
+export async function deleteVersion(db: Db, modelId: string, version: string, actor: string | null): Promise<void> {
+  await db('model_versions').where({ model_id: modelId, version }).delete();
+  await db('registry_deletions').insert({ model_id: modelId, version, deleted_by: actor });
+}
+
+/** Deletes a model with its versions and disabled subscriptions; a tombstone keeps its id. */
+export async function deleteModel(db: Db, modelId: string, actor: string | null): Promise<void> {
+  await db('models').where({ id: modelId }).delete();
+  await db('registry_deletions').insert({ model_id: modelId, version: null, deleted_by: actor });
+}
+
+/** When a model id (version omitted) or one of its version strings was deleted, if it was. */
+export async function findDeletion(db: Db, modelId: string, version?: string): Promise<Date | undefined> {
+  const q = db('registry_deletions').where({ model_id: modelId });
+  if (version === undefined) q.whereNull('version');
+  else q.where((w) => w.where({ version }).orWhereNull('version'));
+  const row = await q.orderBy('deleted_at').first('deleted_at');
+  return row?.deleted_at;
 }

@@ -18,6 +18,7 @@ import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext, ty
 import type { AssignmentCompatibility, Compatibility } from './compatibility';
 import { isRolloutRole, rolloutSettings } from './rollout-settings';
 import { activeChallengers } from '../db/rollouts.repository';
+import { findAliasForShare } from '../db/aliases.repository';
 
 export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
@@ -53,6 +54,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
         model_version: body.model_version,
         status: body.status ?? 'active',
         role: body.role ?? null,
+        follows_alias: body.follows_alias ?? null,
         settings: body.settings ?? {},
         metadata: body.metadata ?? {},
       },
@@ -150,6 +152,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       throw new UnprocessableError('service_updates is honoured on the domain default assignment only');
     }
     const version = await requireAssignableVersion(trx, body.model_id, body.model_version);
+    await checkFollowedAlias(trx, body);
     const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
     await lockDomain(trx, domain.domain_uuid);
     const checked = await rolloutBody(trx, scope, key, body);
@@ -183,19 +186,64 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     if (domain.status !== 'active') throw new UnprocessableError(`domain ${domainId} is not active`);
     if (!(await activeDefault(knex, domain.domain_uuid, domainId)))
       throw new UnprocessableError(`domain ${domainId} has no model assigned`);
-    const version = await requireAssignableVersion(knex, body.model_id, body.model_version);
     const scope = { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId };
     return inChangeTransaction(knex, change, async (trx) => {
-      const locked = await requireService(trx, domain, serviceId, true);
-      const problems = rules.valueProblems(version.features, locked.provided_features);
-      if (problems.length && (body.status ?? 'active') === 'active') {
-        throw new UnprocessableError(
-          `feature contract mismatch with ${body.model_id}@${body.model_version}: ${formatFeatureProblems(problems)}`,
-        );
-      }
-      const report = await compatibility.forAssignment(trx, scope, key, version);
-      return answer(await writeRevision(trx, scope, key, body, change.actor), scope, report, emptyPreview(), change);
+      await checkFollowedAlias(trx, body);
+      return upsertServiceIn(trx, domain, scope, key, body, change);
     });
+  }
+
+  /** The service upsert inside the caller's transaction: the service lock, the freeze check, the new revision. */
+  async function upsertServiceIn(
+    trx: Knex.Transaction,
+    domain: DomainRow,
+    scope: repo.Scope & { serviceId: string },
+    key: string,
+    body: AssignmentBody,
+    change: ChangeContext,
+  ) {
+    const version = await requireAssignableVersion(trx, body.model_id, body.model_version);
+    const locked = await requireService(trx, domain, scope.serviceId, true);
+    const problems = rules.valueProblems(version.features, locked.provided_features);
+    if (problems.length && (body.status ?? 'active') === 'active') {
+      throw new UnprocessableError(
+        `feature contract mismatch with ${body.model_id}@${body.model_version}: ${formatFeatureProblems(problems)}`,
+      );
+    }
+    const report = await compatibility.forAssignment(trx, scope, key, version);
+    return answer(await writeRevision(trx, scope, key, body, change.actor), scope, report, emptyPreview(), change);
+  }
+
+  /** An assignment that follows an alias starts at the version the alias points at now (422 otherwise). */
+  async function checkFollowedAlias(trx: Knex.Transaction, body: AssignmentBody): Promise<void> {
+    if (!body.follows_alias) return;
+    const alias = await findAliasForShare(trx, body.model_id, body.follows_alias);
+    if (!alias) throw new UnprocessableError(`follows_alias: model ${body.model_id} has no alias ${body.follows_alias}`);
+    if (alias.model_version !== body.model_version) {
+      throw new UnprocessableError(
+        `follows_alias: alias ${body.follows_alias} points at version ${alias.model_version}, not ${body.model_version}`,
+      );
+    }
+  }
+
+  /**
+   * A following assignment re-pointed at `version` as a new revision of its key, under the upsert's own checks (the
+   * domain default's freeze over its services, a service's contract). Throws what the upsert would: the caller
+   * gathers the refusals of every follower before it refuses the alias move.
+   */
+  async function repointIn(trx: Knex.Transaction, row: repo.ModelAssignmentRow, version: string, change: ChangeContext) {
+    const body: AssignmentBody = {
+      model_id: row.model_id,
+      model_version: version,
+      follows_alias: row.follows_alias,
+      role: row.role,
+      settings: row.settings,
+      metadata: row.metadata,
+    };
+    const domain = await requireDomain(trx, row.client_id, row.domain_id);
+    if (!row.service_uuid || !row.service_id) return upsertDomainIn(trx, domain, row.assignment_key, body, change);
+    const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id, serviceUuid: row.service_uuid, serviceId: row.service_id };
+    return upsertServiceIn(trx, domain, scope, row.assignment_key, body, change);
   }
 
   async function resolveScope(clientId: string, domainId: string, serviceId?: string): Promise<repo.Scope> {
@@ -210,6 +258,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
     /** The domain upsert inside the caller's transaction (a promotion: src/domain/rollouts.ts). */
     upsertDomainIn,
     upsertService,
+    repointIn,
     resolveScope,
 
     /** POST .../model/assign: the default assignment to the model's newest active version; returns the Domain. */

@@ -1,3 +1,4 @@
+import { runRefusal } from './version-status';
 import type { Db } from '../db/types';
 import type { AssignmentRow } from '../db/assignments.repository';
 import { rankedServices, activeChallengers, type RankedService } from '../db/rollouts.repository';
@@ -68,7 +69,7 @@ export async function canaryRouteFor(
   const [canary] = await activeChallengers(db, primary.domain_uuid, primary.assignment_key, 'canary');
   if (!canary) return undefined;
   const version = await findVersion(db, canary.model_id, canary.model_version);
-  if (version?.status !== 'active') return undefined;
+  if (!version || runRefusal(canary.model_version, version.status, 'assigned')) return undefined;
   const share = storedRolloutSettings(canary.settings).share ?? 0;
   const selection = selectCanary(rules, await rankedServices(db, primary.domain_uuid), share, version.features);
   return selection.services.includes(serviceId) ? { assignment: canary, freeze: version.features } : undefined;

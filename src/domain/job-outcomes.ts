@@ -14,6 +14,7 @@ import { planShadows } from './shadows';
 import { shadowJobIds } from '../db/rollouts.repository';
 import { subscriptionStore } from '../db/subscriptions.repository';
 import { storableReport } from './storable-outcomes';
+import { reportedArtifacts } from './artifacts';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -207,7 +208,7 @@ async function settleFinished(
         'job output does not match the output_schema of its handler contract',
       );
   }
-  await settleDependents(trx, job, job.status === 'success');
+  await settleDependents(trx, job, job.status === 'success', deps.log);
 }
 
 /**
@@ -255,7 +256,7 @@ async function lockDependents(trx: Knex.Transaction, job: jobs.JobView): Promise
  * service exists: its outcome governs) becomes available or failed; its version (a training) active or failed.
  * A cascade job carries its source's service for lineage only: the service's own job already moved it (one event).
  */
-async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succeeded: boolean): Promise<void> {
+async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succeeded: boolean, log?: Logger): Promise<void> {
   if (job.job_type === 'inference' && job.service_uuid && job.trigger !== 'cascade') {
     const service = await setStatusFromJob(trx, job.service_uuid, job.job_id, succeeded ? 'available' : 'failed');
     if (service) await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
@@ -263,10 +264,33 @@ async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succee
   if (job.job_type === 'training') {
     const version = await models.findVersion(trx, job.model_id, job.model_version);
     if (version?.status === 'training') {
-      await models.setVersionStatus(trx, job.model_id, job.model_version, succeeded ? 'active' : 'failed');
+      if (succeeded) await activateTrained(trx, job, log);
+      else await models.setVersionStatus(trx, job.model_id, job.model_version, 'failed');
       await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
     }
   }
+}
+
+/**
+ * A successful training makes its version active with the job as its source (lineage) and, when the output reports
+ * `artifacts` in the documented shape, those as the version's artifacts, in the outcome's transaction. Output that
+ * does not parse attaches nothing (the version keeps the artifacts it was created with) and is logged, like an
+ * output that misses its contract: the job did succeed.
+ */
+async function activateTrained(trx: Knex.Transaction, job: jobs.JobView, log: Logger | undefined): Promise<void> {
+  const reported = reportedArtifacts(job.output);
+  if ('problem' in reported)
+    log?.warn(
+      { jobId: job.job_id, modelId: job.model_id, version: job.model_version, problem: reported.problem },
+      'training output artifacts are not in the documented shape; none attached',
+    );
+  await models.activateTrainedVersion(
+    trx,
+    job.model_id,
+    job.model_version,
+    job.job_id,
+    'artifacts' in reported ? reported.artifacts : undefined,
+  );
 }
 
 function triggerFor(jobType: jobs.JobType, status: jobs.JobStatus): RecordedOutcome['triggerEvent'] {

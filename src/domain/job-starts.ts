@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import * as models from '../db/models.repository';
 import * as assignmentsRepo from '../db/assignments.repository';
 import { requireClient, assertClientActive, requireDomainOfActiveClient, requireService, requireVersion, requireModel } from './lookups';
-import { TRAINABLE_STATUSES } from './version-status';
+import { runRefusal, TRAINABLE_STATUSES } from './version-status';
 import type { JobsService, JobRequestContext } from './jobs';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
 import { TERMINAL_JOB_STATUSES, type JobView } from '../db/jobs.repository';
@@ -66,8 +66,10 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
     ctx: JobRequestContext,
   ) {
     const version = await models.findVersion(knex, assignment.model_id, assignment.model_version);
-    if (version?.status !== 'active')
-      throw new UnprocessableError(`assigned version ${assignment.model_id}@${assignment.model_version} is not active`);
+    const refusal = version
+      ? runRefusal(`${assignment.model_id}@${assignment.model_version}`, version.status, 'assigned')
+      : `assigned version ${assignment.model_id}@${assignment.model_version} does not exist`;
+    if (refusal) throw new UnprocessableError(refusal);
     const model = await requireModel(knex, assignment.model_id);
     const input = body.input ?? {};
     jobs.assertInputFits(model.handler_contracts, 'inference', input);
@@ -134,9 +136,8 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
             await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version); // webhooks (#16)
           } else {
             const version = await requireVersion(trx, original.model_id, original.model_version);
-            if (version.status !== 'active') {
-              throw new UnprocessableError(`version ${original.model_version} is ${version.status}; inference needs an active version`);
-            }
+            const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
+            if (refusal) throw new UnprocessableError(refusal);
             if (original.service_uuid) {
               await lockServiceByUuid(trx, original.service_uuid);
               const service = await findServiceByUuid(trx, original.service_uuid);
@@ -187,7 +188,8 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
     async infer(modelId: string, version: string, body: StartBody, ctx: JobRequestContext) {
       const model = await requireModel(knex, modelId);
       const row = await requireVersion(knex, modelId, version);
-      if (row.status !== 'active') throw new UnprocessableError(`version ${version} is ${row.status}; inference needs an active version`);
+      const refusal = runRefusal(version, row.status, 'direct');
+      if (refusal) throw new UnprocessableError(refusal);
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'inference', input);
       return jobs.once(ctx, async () =>

@@ -1,8 +1,9 @@
+import { assignRefusal } from './version-status';
 import type { Db } from '../db/types';
 import { findClient, ClientRow } from '../db/clients.repository';
 import { findDomain, findDomainWithClientStatus, DomainRow } from '../db/domains.repository';
 import { findService, ServiceRow } from '../db/services.repository';
-import { findModel, findVersion, ModelRow, VersionRow } from '../db/models.repository';
+import { findModel, findVersion, findVersionForShare, ModelRow, VersionRow } from '../db/models.repository';
 import { NotFoundError, UnprocessableError } from '../errors';
 
 export async function requireClient(db: Db, clientId: string): Promise<ClientRow> {
@@ -60,9 +61,9 @@ export async function requireVersion(db: Db, modelId: string, version: string): 
 
 /** For assignments the version is part of the body, so a missing one is a 422, not a 404. */
 export async function requireAssignableVersion(db: Db, modelId: string, version: string): Promise<VersionRow> {
-  const row = await findVersion(db, modelId, version);
+  const row = await findVersionForShare(db, modelId, version);
   if (!row) throw new UnprocessableError(`model version ${modelId}@${version} does not exist`);
-  if (row.status !== 'active')
-    throw new UnprocessableError(`model version ${modelId}@${version} is ${row.status}; only active versions can be assigned`);
+  const refusal = assignRefusal(`${modelId}@${version}`, row.status);
+  if (refusal) throw new UnprocessableError(refusal);
   return row;
 }

@@ -11,6 +11,9 @@ import { mapPage, type PageRequest } from '../paging';
 import { isUniqueViolation } from '../db/types';
 import { uuidv7 } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors';
+import { artifactsProblem } from './artifacts';
+import { assertArchivable } from './retirement';
+import { findAlias } from '../db/aliases.repository';
 import { toModel, toVersion } from './views';
 import type { Schemas } from '../openapi/types';
 import { webhookEvents } from './events/outbox';
@@ -36,6 +39,16 @@ export function staleningChange(before: repo.ModelRow, changes: UpdateModelBody)
   }
   return changes.handlers !== undefined && canonicalJson(changes.handlers) !== canonicalJson(before.handlers);
 }
+
+/** Refuses artifacts that do not parse (400 naming the field); the request schema cannot say all of it (URIs, unique names). */
+function checkArtifacts(artifacts: unknown, field: string): void {
+  if (artifacts === undefined) return;
+  const problem = artifactsProblem(artifacts, field);
+  if (problem) throw new InvalidInputError(problem);
+}
+
+/** Versions whose artifacts are fixed: once active, a changed artifact is a new version. */
+const SETTLED_STATUSES: readonly repo.VersionStatus[] = ['active', 'deprecated', 'archived'];
 
 export function createModelsService(deps: {
   knex: Knex;
@@ -96,6 +109,15 @@ export function createModelsService(deps: {
     }
   }
 
+  /** A deleted id or version string is never registered again: the jobs that ran it still name it. */
+  async function refuseDeleted(modelId: string, version?: string): Promise<void> {
+    const at = await repo.findDeletion(knex, modelId, version);
+    if (at) {
+      const what = version === undefined ? `model ${modelId}` : `version ${modelId}@${version}`;
+      throw new ConflictError(`${what} was deleted at ${at.toISOString()}; its jobs still name it, so pick another`);
+    }
+  }
+
   async function envelope(db: Knex | Knex.Transaction, modelId: string) {
     const model = await requireModel(db, modelId);
     const version = await repo.newestVersion(db, modelId);
@@ -107,9 +129,11 @@ export function createModelsService(deps: {
     async create(body: CreateModelBody, change: ChangeContext = UNATTRIBUTED) {
       await checkHandlers(body.handlers);
       checkContracts(body.handler_contracts);
+      checkArtifacts(body.version_artifacts, 'version_artifacts');
       const features = body.features ?? [];
       rules.assertValidDefinitions(features);
       const id = body.id ?? uuidv7();
+      await refuseDeleted(id);
       let secret: { http_handler_secret?: string } = {};
       try {
         await inTransaction(knex, async (trx) => {
@@ -128,6 +152,8 @@ export function createModelsService(deps: {
             metadata: body.version_metadata ?? {},
             status: 'pending',
             features,
+            artifacts: body.version_artifacts,
+            source: body.version_source ?? null,
             created_by: change.actor,
           });
           secret = await ensureHandlerSecret(trx, id, body.handlers);
@@ -181,7 +207,12 @@ export function createModelsService(deps: {
     /** The new version, with a compatibility report of its freeze against every active assignment of the model. */
     async createVersion(modelId: string, body: Schemas['CreateVersionRequest'], change: ChangeContext = UNATTRIBUTED) {
       rules.assertValidDefinitions(body.features);
+      checkArtifacts(body.artifacts, 'artifacts');
       const model = await requireModel(knex, modelId);
+      await refuseDeleted(modelId, body.version);
+      if (await findAlias(knex, modelId, body.version)) {
+        throw new ConflictError(`${body.version} is an alias of model ${modelId}; a version string must not be one`);
+      }
       try {
         return await inChangeTransaction(knex, change, async (trx) => {
           const row = await repo.insertVersion(trx, {
@@ -191,6 +222,8 @@ export function createModelsService(deps: {
             metadata: body.metadata ?? {},
             status: 'pending',
             features: body.features,
+            artifacts: body.artifacts,
+            source: body.source ?? null,
             created_by: change.actor,
           });
           const report = await compatibility.forVersion(trx, row, model.handler_contracts);
@@ -209,6 +242,21 @@ export function createModelsService(deps: {
       const row = version === undefined ? await repo.newestVersion(knex, modelId) : await requireVersion(knex, modelId, version);
       if (!row) throw new NotFoundError(`model ${modelId} has no version`);
       return narrowReport(await compatibility.forVersion(knex, row, model.handler_contracts), visibleTenants);
+    },
+
+    /** Artifacts and source can change until the version is active; afterwards a changed artifact is a new version (409). */
+    async setVersionArtifacts(modelId: string, version: string, body: Schemas['VersionArtifactsRequest']) {
+      checkArtifacts(body.artifacts, 'artifacts');
+      return inTransaction(knex, async (trx) => {
+        const current = await repo.lockVersion(trx, modelId, version);
+        if (!current) await requireVersion(trx, modelId, version);
+        if (SETTLED_STATUSES.includes(current!.status)) {
+          throw new ConflictError(
+            `version ${version} is ${current!.status}: its artifacts cannot change; register the changed artifacts as a new version`,
+          );
+        }
+        return toVersion(await repo.setVersionArtifacts(trx, modelId, version, body.artifacts, body.source));
+      });
     },
 
     async getVersion(modelId: string, version: string) {
@@ -231,6 +279,7 @@ export function createModelsService(deps: {
             `version ${version} is ${current!.status} and cannot become ${status}; allowed: ${allowed.join(', ') || 'none'}${status === 'training' ? ' (start training with POST .../train)' : ''}`,
           );
         }
+        if (status === 'archived' && current!.status !== 'archived') await assertArchivable(trx, modelId, version);
         const updated = await repo.setVersionStatus(trx, modelId, version, status, change.actor);
         if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
         if (!change.dryRun) return toVersion(updated);

@@ -7,7 +7,7 @@ import * as schedules from '../db/schedules.repository';
 import * as jobsRepo from '../db/jobs.repository';
 import { deterministicUuid } from '../ids';
 import { ServiceError, ConflictError, RateLimitedError, UnprocessableError } from '../errors';
-import { TRAINABLE_STATUSES } from './version-status';
+import { runRefusal, TRAINABLE_STATUSES } from './version-status';
 import { requireModel, requireVersion } from './lookups';
 import { recordCancellation } from './job-outcomes';
 import type { JobsService } from './jobs';
@@ -79,7 +79,8 @@ export function createScheduleFires(deps: {
       await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
     } else {
       const row = await requireVersion(trx, modelId, version);
-      if (row.status !== 'active') throw new UnprocessableError(`version ${version} is ${row.status}; inference needs an active version`);
+      const refusal = runRefusal(version, row.status, 'direct');
+      if (refusal) throw new UnprocessableError(refusal);
     }
     return jobs.stage(trx, {
       ...job,

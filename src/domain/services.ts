@@ -1,3 +1,4 @@
+import { runRefusal } from './version-status';
 import { inTransaction } from '../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../db/services.repository';
@@ -197,11 +198,8 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       }
       const { assignment, version } = governingVersion(domain, locked);
       const row = await findVersion(trx, assignment.model_id, assignment.model_version);
-      if (row?.status !== 'active') {
-        throw new UnprocessableError(
-          `assigned version ${assignment.model_id}@${assignment.model_version} is ${row?.status ?? 'gone'}; inference needs an active version`,
-        );
-      }
+      const refusal = runRefusal(`${assignment.model_id}@${assignment.model_version}`, row?.status ?? 'archived', 'assigned');
+      if (refusal) throw new UnprocessableError(`assigned ${refusal}`);
       const resolved = resolveOrThrow(version.features, current.provided_features, `${version.model_id}@${version.version}`);
       const updated = await repo.updateService(trx, current.service_uuid, { resolved_features: resolved, status: 'in_progress' });
       const run = await runTarget(trx, domain, assignment, updated);

@@ -1,3 +1,4 @@
+import { runRefusal } from './version-status';
 import type { Db } from '../db/types';
 import type { JobView, NewJob } from '../db/jobs.repository';
 import { activeChallengers, findAssignment } from '../db/rollouts.repository';
@@ -21,7 +22,7 @@ export async function planShadows(db: Db, job: JobView): Promise<NewJob[]> {
   const shadows: NewJob[] = [];
   for (const shadow of await activeChallengers(db, job.domain_uuid, primary.assignment_key, 'shadow')) {
     const version = await findVersion(db, shadow.model_id, shadow.model_version);
-    if (version?.status !== 'active') continue;
+    if (!version || runRefusal(shadow.model_version, version.status, 'assigned')) continue;
     shadows.push({
       job_id: deterministicUuid('shadow', job.job_id, shadow.assignment_id),
       model_id: shadow.model_id,

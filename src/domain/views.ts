@@ -61,6 +61,7 @@ export function toAssignment(row: AssignmentRow, scope: Pick<Scope, 'domainId' |
     model_version: row.model_version,
     status: row.status,
     role: row.role,
+    follows_alias: row.follows_alias ?? null,
     settings: row.settings,
     metadata: row.metadata,
     created_at: iso(row.created_at),

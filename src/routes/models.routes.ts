@@ -2,8 +2,15 @@ import type { Register } from './types';
 import { page, changeContext } from '../http/routing';
 import { visibleTenants } from '../auth/access';
 import type { createModelsService } from '../domain/models';
+import type { createRetirementService } from '../domain/retirement';
+import type { createAliasesService } from '../domain/aliases';
 
-export function registerModelRoutes(route: Register, models: ReturnType<typeof createModelsService>) {
+export function registerModelRoutes(
+  route: Register,
+  models: ReturnType<typeof createModelsService>,
+  retirement: ReturnType<typeof createRetirementService>,
+  aliases: ReturnType<typeof createAliasesService>,
+) {
   route('createModel', async (r) => models.create(r.body, changeContext(r)));
 
   route('listModels', async (r) => models.list(page(r), { name: r.query.name, status: r.query.status }));
@@ -21,7 +28,18 @@ export function registerModelRoutes(route: Register, models: ReturnType<typeof c
 
   route('getVersion', async ({ params }) => models.getVersion(params.model_id, params.model_version));
 
+  route('setVersionArtifacts', async (r) => models.setVersionArtifacts(r.params.model_id, r.params.model_version, r.body));
+
   route('setVersionStatus', async (r) =>
     models.setVersionStatus(r.params.model_id, r.params.model_version, r.body.status, changeContext(r)),
   );
+
+  route('deleteVersion', async (r) => retirement.deleteVersion(r.params.model_id, r.params.model_version, changeContext(r)));
+
+  route('deleteModel', async (r) => retirement.deleteModel(r.params.model_id, changeContext(r)));
+
+  route('listAliases', async (r) => aliases.list(r.params.model_id, page(r)));
+  route('getAlias', async (r) => aliases.get(r.params.model_id, r.params.alias));
+  route('putAlias', async (r) => aliases.put(r.params.model_id, r.params.alias, r.body, changeContext(r)));
+  route('deleteAlias', async (r) => aliases.remove(r.params.model_id, r.params.alias));
 }

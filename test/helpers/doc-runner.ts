@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -54,4 +56,31 @@ export async function startDocRunner(
       await cleanup.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).finally(() => cleanup.destroy());
     },
   };
+}
+
+/**
+ * Runs the bash blocks of a document's section as one script (`set -euo pipefail`) against a doc runner, with the
+ * page's own `export API=`/`export TOKEN=` lines replaced by the runner's; answers what it printed and the page's
+ * first `text` block, which says what it prints.
+ */
+export async function runWorkedExample(
+  file: string,
+  heading: string,
+  runner: DevRunner,
+): Promise<{ blocks: number; printed: string; expected: string }> {
+  const blocks = bashBlocks(file, heading);
+  const script = ['set -euo pipefail', ...blocks].join('\n').replace(/^export (API|TOKEN)=.*$/gm, '');
+  const printed = await promisify(execFile)('bash', ['-c', script], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120000,
+    env: { ...process.env, API: runner.apiUrl, TOKEN: runner.adminToken },
+  }).then(
+    (r) => r.stdout,
+    (err) => {
+      throw new Error(`the worked example failed (exit ${err.code}):\n${err.stdout}\n${err.stderr}`);
+    },
+  );
+  const expected = /```text\n([\s\S]*?)```/.exec(readFileSync(path.join(root, file), 'utf8'))![1];
+  return { blocks: blocks.length, printed: printed.trimEnd(), expected: expected.trimEnd() };
 }

@@ -16,6 +16,10 @@ const ALL_MIGRATIONS = [
   '20270105000000_progressive_delivery',
   '20270110000000_http_handler_secret',
   '20270120000000_one_active_subscription',
+  '20270121000000_version_artifacts',
+  '20270122000000_version_lifecycle',
+  '20270123000000_model_aliases',
+  '20270124000000_assignments_follow_aliases',
 ];
 
 describe('migrations', () => {

@@ -120,6 +120,23 @@ describe('the examples of the OpenAPI document', () => {
     await ok(
       api.GET('/v2/models/{model_id}/versions/{model_version}', { params: { path: { model_id: 'fare-model', model_version: '2' } } }),
     );
+    await ok(
+      api.PUT('/v2/models/{model_id}/versions/{model_version}/artifacts', {
+        params: { path: { model_id: 'fare-model', model_version: '2' } },
+        body: {
+          artifacts: [
+            {
+              name: 'model',
+              uri: 's3://ml-models/fare-model/2/model.onnx',
+              sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+              size_bytes: 48213,
+              format: 'onnx',
+            },
+          ],
+          source: 'weekly retrain of 2025-05',
+        },
+      }),
+    );
     const training = await ok(
       api.POST('/v2/models/{model_id}/versions/{model_version}/train', {
         params: { path: { model_id: 'fare-model', model_version: '2' }, header: { 'Idempotency-Key': 'train-fare-model-2' } },
@@ -128,6 +145,20 @@ describe('the examples of the OpenAPI document', () => {
     );
     await finished(training.job_id);
     await ok(api.GET('/v2/models/{model_id}/versions', { params: { path: { model_id: 'fare-model' } } }));
+    for (const [alias, version] of [
+      ['champion', '2'],
+      ['challenger', '1'],
+    ]) {
+      await ok(
+        api.PUT('/v2/models/{model_id}/aliases/{alias}', {
+          params: { path: { model_id: 'fare-model', alias } },
+          body: { version },
+        }),
+      );
+    }
+    await ok(api.GET('/v2/models/{model_id}/aliases/{alias}', { params: { path: { model_id: 'fare-model', alias: 'champion' } } }));
+    await ok(api.GET('/v2/models/{model_id}/aliases', { params: { path: { model_id: 'fare-model' } } }));
+    await ok(api.DELETE('/v2/models/{model_id}/aliases/{alias}', { params: { path: { model_id: 'fare-model', alias: 'challenger' } } }));
     for (const [id, name] of [
       ['fare-notifier', 'Fare notifier'],
       ['fare-archiver', 'Fare archiver'],
@@ -143,6 +174,24 @@ describe('the examples of the OpenAPI document', () => {
       }),
     );
     await ok(api.GET('/v2/models', { params: { query: { name: 'Fare model' } } }));
+    // A model registered by mistake, retired: its version, then the model (nothing references them).
+    await ok(
+      api.POST('/v2/models', {
+        body: {
+          id: 'fare-model-draft',
+          name: 'Fare model (draft)',
+          description: 'registered twice by mistake',
+          metadata: {},
+          handlers: ECHO,
+        },
+      }),
+    );
+    await ok(
+      api.DELETE('/v2/models/{model_id}/versions/{model_version}', {
+        params: { path: { model_id: 'fare-model-draft', model_version: '1' } },
+      }),
+    );
+    await ok(api.DELETE('/v2/models/{model_id}', { params: { path: { model_id: 'fare-model-draft' } } }));
 
     const notify = await ok(
       api.POST('/v2/models/{model_id}/event-subscriptions', {

@@ -5,7 +5,13 @@ import type { EventType } from '../../shapes';
  * Events of the global model registry: they belong to no tenant, so only platform-wide endpoints receive them
  * (tenant callers cannot read the registry routes either).
  */
-export const REGISTRY_EVENT_TYPES: readonly EventType[] = ['version.status_changed', 'subscription.stale'];
+export const REGISTRY_EVENT_TYPES: readonly EventType[] = [
+  'version.status_changed',
+  'version.deleted',
+  'model.deleted',
+  'alias.moved',
+  'subscription.stale',
+];
 
 /** The event of a test ping: sent to the pinged endpoint only, whatever its event types. */
 export const PING_EVENT_TYPE = 'webhook.test';

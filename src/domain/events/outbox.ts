@@ -5,7 +5,7 @@ import * as services from '../../db/services.repository';
 import * as models from '../../db/models.repository';
 import * as subscriptions from '../../db/subscriptions.repository';
 import type { AssignmentRow, Scope } from '../../db/assignments.repository';
-import { toAssignment, toJob, toService, toSubscription, toVersion } from '../views';
+import { toAssignment, toJob, toModel, toService, toSubscription, toVersion } from '../views';
 import { workflowIdFor } from '../ports/job-gateway';
 import { jobEventType, EventType, PING_EVENT_TYPE } from './event-types';
 
@@ -147,6 +147,43 @@ export const webhookEvents = {
       model_id: modelId,
       ordering_key: `version:${modelId}@${version}`,
       data: toVersion(row),
+    });
+  },
+
+  /** version.deleted: the version as it was, a registry event. */
+  async versionDeleted(db: Db, row: models.VersionRow): Promise<void> {
+    await recordEvent(db, {
+      type: 'version.deleted',
+      client_id: null,
+      model_id: row.model_id,
+      ordering_key: `version:${row.model_id}@${row.version}`,
+      data: toVersion(row),
+    });
+  },
+
+  /** model.deleted: the model as it was, a registry event. */
+  async modelDeleted(db: Db, row: models.ModelRow): Promise<void> {
+    await recordEvent(db, {
+      type: 'model.deleted',
+      client_id: null,
+      model_id: row.id,
+      ordering_key: `model:${row.id}`,
+      data: toModel(row),
+    });
+  },
+
+  /** alias.moved: an alias created, moved (`previous_version` set) or deleted (`version` null), a registry event. */
+  async aliasMoved(
+    db: Db,
+    alias: { model_id: string; alias: string; version: string | null },
+    previousVersion: string | null,
+  ): Promise<void> {
+    await recordEvent(db, {
+      type: 'alias.moved',
+      client_id: null,
+      model_id: alias.model_id,
+      ordering_key: `alias:${alias.model_id}#${alias.alias}`,
+      data: { ...alias, previous_version: previousVersion },
     });
   },
 

@@ -12,6 +12,10 @@ export const assignmentSchemas: Record<string, object> = {
     properties: {
       model_id: described('The model to bind', id),
       model_version: described('A version of that model; it must be `active`', id),
+      follows_alias: described(
+        'Follow this alias of the model: `model_version` must be the version it points at now, and every move of the alias re-points this assignment as a new revision (docs/registry.md)',
+        { type: ['string', 'null'], pattern: '^[a-z][a-z0-9_-]{0,62}$' },
+      ),
       status: described('`active` (default) makes this revision runnable; `archived` retires the key', { enum: ['active', 'archived'] }),
       role: described(
         "`null` (default): the primary under its key. `canary`: a share of the domain's services (`settings.share`, 0–100) runs this version instead of the primary under `settings.primary_key` (default `default`). `shadow`: every inference job of that primary also runs on this version as a shadow job. Canary and shadow are domain-scope only (docs/progressive-delivery.md); any other value is free-form",
@@ -74,6 +78,7 @@ export const assignmentSchemas: Record<string, object> = {
       model_version: described('The bound version', id),
       status: described('`active` (runnable) or `archived` (kept for the jobs that used it)', { enum: ['active', 'archived'] }),
       role: described('Free-form role', { type: ['string', 'null'] }),
+      follows_alias: described('The alias of the model this assignment follows, or null', { type: ['string', 'null'] }),
       settings: described('Free-form settings', obj),
       metadata: described('Free-form metadata', obj),
       ...ts,

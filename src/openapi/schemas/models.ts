@@ -1,6 +1,8 @@
 import { id, described, obj, ref, ts } from './common';
 import { statusAuditFields } from './change-safety';
 
+const versionSource = { type: 'string', minLength: 1, maxLength: 1000 } as const;
+
 /** Models, versions, handlers and handler contracts. */
 export const modelSchemas: Record<string, object> = {
   LambdaHandler: {
@@ -101,6 +103,75 @@ export const modelSchemas: Record<string, object> = {
     additionalProperties: false,
     properties: { training: ref('HandlerContract'), inference: ref('HandlerContract') },
   },
+  ModelArtifact: {
+    type: 'object',
+    description:
+      'A file that makes up a model version: where it is (never fetched by the service), its digest to verify it by, its size and format',
+    additionalProperties: false,
+    required: ['name', 'uri', 'sha256', 'size_bytes', 'format'],
+    properties: {
+      name: described('Unique within the version, e.g. `model` or `tokenizer`', {
+        type: 'string',
+        pattern: '^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$',
+      }),
+      uri: described(
+        '`s3://<bucket>/<key>`, `gs://<bucket>/<object>`, `https://<host>/<path>` or `file:///<absolute path>`; no credentials',
+        { type: 'string', minLength: 1, maxLength: 2048 },
+      ),
+      sha256: described('SHA-256 of the content, 64 lowercase hexadecimal digits', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
+      size_bytes: described('Size of the content in bytes', { type: 'integer', minimum: 0 }),
+      format: described('Free, e.g. `sklearn-pickle`, `onnx`, `torchscript`, `safetensors`', {
+        type: 'string',
+        pattern: '^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$',
+      }),
+    },
+  },
+  ModelArtifacts: {
+    type: 'array',
+    description: 'The files of a version (at most 32, names unique); they never change once the version is active',
+    maxItems: 32,
+    items: ref('ModelArtifact'),
+  },
+  VersionArtifactsRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['artifacts'],
+    properties: {
+      artifacts: ref('ModelArtifacts'),
+      source: described('Where the version came from (free text); unchanged when omitted', versionSource),
+    },
+  },
+  AliasRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['version'],
+    properties: {
+      version: described('The version the alias points at: active (a deprecated or archived one is 422)', id),
+      from_version: described(
+        'Move only if the alias points at this version now (compare-and-set): a move that lost a race to another is 409 instead of undoing it',
+        id,
+      ),
+    },
+  },
+  Alias: {
+    type: 'object',
+    description: "A model's name for one of its versions (`champion`, `challenger`)",
+    required: ['model_id', 'alias', 'version', 'updated_by', 'created_at', 'updated_at'],
+    properties: {
+      model_id: described('The model', id),
+      alias: described("Lower case letters, digits, _ and -, a letter first; never one of the model's version strings", { type: 'string' }),
+      version: described('The version it points at', id),
+      updated_by: described('Who last set it', { type: ['string', 'null'] }),
+      ...ts,
+      resolved: described('On a read or write of one alias: the version it points at', ref('ModelVersion')),
+      repointed: {
+        type: 'array',
+        description: 'On a move: the new revision of every assignment that follows the alias (each with its compatibility report)',
+        items: ref('Assignment'),
+      },
+      preview: ref('ChangePreview'),
+    },
+  },
   CreateModelRequest: {
     type: 'object',
     additionalProperties: false,
@@ -116,6 +187,8 @@ export const modelSchemas: Record<string, object> = {
       version_description: described('Description of the first version', { type: 'string', maxLength: 10000 }),
       version_metadata: described('Metadata of the first version', obj),
       features: described("The first version's feature freeze: what services must provide to use it", ref('FeatureDefinitions')),
+      version_artifacts: described('Artifacts of the first version', ref('ModelArtifacts')),
+      version_source: described('Where the first version came from (free text)', versionSource),
     },
   },
   UpdateModelRequest: {
@@ -133,14 +206,35 @@ export const modelSchemas: Record<string, object> = {
   ModelVersion: {
     type: 'object',
     description: 'A version of a model with its frozen feature contract',
-    required: ['model_id', 'version', 'description', 'metadata', 'status', 'features', 'created_at', 'updated_at'],
+    required: [
+      'model_id',
+      'version',
+      'description',
+      'metadata',
+      'status',
+      'features',
+      'artifacts',
+      'source',
+      'source_job_id',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       model_id: described('The model', id),
       version: described('Version string within the model', id),
       description: described('What changed', { type: 'string' }),
       metadata: described('Free-form metadata', obj),
-      status: described('Only `active` versions can be assigned or run', { enum: ['pending', 'training', 'active', 'failed'] }),
+      status: described(
+        'Only `active` versions can be newly assigned or run anywhere; `deprecated` ones run where already assigned; `archived` ones run nowhere',
+        { enum: ['pending', 'training', 'active', 'failed', 'deprecated', 'archived'] },
+      ),
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
+      artifacts: ref('ModelArtifacts'),
+      source: described('Where the version came from (free text), or null', { type: ['string', 'null'] }),
+      source_job_id: described(
+        'Lineage: the training job whose success made this version active (its input and output are on the job), or null',
+        { type: ['string', 'null'] },
+      ),
       ...ts,
       ...statusAuditFields,
       compatibility: described('On create: its freeze against every active assignment of the model', ref('CompatibilityReport')),
@@ -190,6 +284,8 @@ export const modelSchemas: Record<string, object> = {
       description: described('What changed', { type: 'string', maxLength: 10000 }),
       metadata: described('Free-form metadata', obj),
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
+      artifacts: ref('ModelArtifacts'),
+      source: described('Where the version came from (free text)', versionSource),
     },
   },
   VersionStatusRequest: {
@@ -198,7 +294,7 @@ export const modelSchemas: Record<string, object> = {
     required: ['status'],
     properties: {
       status: described('The new status (start training with POST .../train instead of `training`)', {
-        enum: ['pending', 'training', 'active', 'failed'],
+        enum: ['pending', 'training', 'active', 'failed', 'deprecated', 'archived'],
       }),
     },
   },

@@ -8,7 +8,7 @@ const eventTypes = {
   maxItems: EVENT_TYPES.length,
   uniqueItems: true,
   description:
-    'The events to receive. `version.status_changed` and `subscription.stale` are model registry events: platform-wide endpoints only',
+    'The events to receive. `version.status_changed`, `version.deleted`, `model.deleted`, `alias.moved` and `subscription.stale` are model registry events: platform-wide endpoints only',
   items: { enum: [...EVENT_TYPES] },
 };
 const url = described(
