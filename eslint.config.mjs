@@ -64,7 +64,19 @@ const composition = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', '.tools/**', '.data/**', 'client/schema.d.ts', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      '**/dist/**',
+      'node_modules/**',
+      '.tools/**',
+      '.data/**',
+      'client/schema.d.ts',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
