@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { classifyFailure, Dependency } from '../src/failure-classes';
+import { RateLimitedError } from '../src/errors';
 
 /**
  * Errors nobody recognizes (a bug, something new) are retried this many times and then fail the activity,
@@ -10,6 +11,8 @@ export const UNKNOWN_FAILURE_ATTEMPTS = 5;
 /** Failure types the workflow history shows; `DependencyUnavailable` is always retried. */
 export const DEPENDENCY_UNAVAILABLE = 'DependencyUnavailable';
 export const DEPENDENCY_REJECTED = 'DependencyRejected';
+/** A step refused by its tenant's job bucket: retried when the next token is due, so it waits and is not lost. */
+export const TENANT_RATE_LIMITED = 'TenantRateLimited';
 
 function currentAttempt(): number {
   try {
@@ -26,6 +29,13 @@ function currentAttempt(): number {
  */
 export function toActivityFailure(err: unknown, via?: Dependency, attempt = currentAttempt()): Error {
   if (err instanceof ApplicationFailure) return err;
+  if (err instanceof RateLimitedError) {
+    return ApplicationFailure.create({
+      type: TENANT_RATE_LIMITED,
+      message: err.message,
+      nextRetryDelay: `${err.decision.resetSeconds} seconds`,
+    });
+  }
   const failure = classifyFailure(err, via);
   const message = (err as Error)?.message ?? String(err);
   switch (failure.kind) {

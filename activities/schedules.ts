@@ -1,11 +1,7 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import { RateLimitedError } from '../src/errors';
+import { Context } from '@temporalio/activity';
 import type { FireOutcome, ScheduleFires } from '../src/domain/schedule-fires';
 import type { JobGateway } from '../src/domain/ports/job-gateway';
 import { classifiedActivities } from './classified';
-
-/** The failure type of a fire that waits for its tenant's job bucket (retried when the next token is due). */
-export const TENANT_RATE_LIMITED = 'TenantRateLimited';
 
 /** Longest one attempt of `awaitScheduledJob` waits; the workflow asks again (its start-to-close is 6 minutes). */
 const AWAIT_MS = 5 * 60_000;
@@ -17,18 +13,9 @@ export function createScheduleActivities(deps: {
 }) {
   const { fires } = deps;
   const decided = classifiedActivities({
-    async fireSchedule(input: { scheduleId: string; nominalTime: string; workflowId: string }): Promise<FireOutcome> {
-      try {
-        return await fires.fire(input.scheduleId, new Date(input.nominalTime), input.workflowId);
-      } catch (err) {
-        // The tenant's bucket is empty: the fire waits for its next token, so fires run at the tenant's rate and none is lost.
-        if (!(err instanceof RateLimitedError)) throw err;
-        throw ApplicationFailure.create({
-          type: TENANT_RATE_LIMITED,
-          message: err.message,
-          nextRetryDelay: `${err.decision.resetSeconds} seconds`,
-        });
-      }
+    // A fire that finds its tenant's bucket empty waits for the next token (classified as TenantRateLimited).
+    fireSchedule(input: { scheduleId: string; nominalTime: string; workflowId: string }): Promise<FireOutcome> {
+      return fires.fire(input.scheduleId, new Date(input.nominalTime), input.workflowId);
     },
 
     /** Records the job cancelled and cancels its workflow, like POST /v2/jobs/{job_id}/cancel. */

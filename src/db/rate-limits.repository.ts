@@ -7,6 +7,9 @@ export interface BucketState {
   tokens: number;
 }
 
+/** A bucket row's tokens refilled up to now, at most `burst`: the one refill rule of both statements below. */
+const REFILLED = `least(:burst::float8, b.tokens + greatest(0, extract(epoch from statement_timestamp() - b.refilled_at)) * :rate::float8)`;
+
 /**
  * One decision of a token bucket shared by every API replica, in one statement: the row is refilled for the time
  * since its last refill (at most to `burst`), and a token is taken when one is there. The upsert locks the row, so
@@ -14,7 +17,7 @@ export interface BucketState {
  * one used; `refilled_at` never moves back, so a decision that waited for the lock refills from the last one.
  */
 export async function takeToken(db: Db, bucket: string, rate: number, burst: number): Promise<BucketState> {
-  const level = `least(:burst::float8, b.tokens + greatest(0, extract(epoch from statement_timestamp() - b.refilled_at)) * :rate::float8)`;
+  const level = REFILLED;
   const { rows } = await db.raw<{ rows: BucketState[] }>(
     `INSERT INTO rate_limit_buckets AS b (bucket, tokens, refilled_at, allowed)
      VALUES (:bucket, :burst::float8 - 1, statement_timestamp(), true)
@@ -31,7 +34,7 @@ export async function takeToken(db: Db, bucket: string, rate: number, burst: num
 /** Tokens a bucket holds now (a bucket never used is full), without taking one or writing anything. */
 export async function bucketLevel(db: Db, bucket: string, rate: number, burst: number): Promise<number> {
   const { rows } = await db.raw<{ rows: { tokens: number }[] }>(
-    `SELECT least(:burst::float8, b.tokens + greatest(0, extract(epoch from statement_timestamp() - b.refilled_at)) * :rate::float8) AS tokens
+    `SELECT ${REFILLED} AS tokens
      FROM rate_limit_buckets b WHERE b.bucket = :bucket`,
     { bucket, rate, burst },
   );

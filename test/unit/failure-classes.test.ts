@@ -2,7 +2,8 @@ import { status as grpcStatus, Metadata } from '@grpc/grpc-js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { classifyFailure } from '../../src/failure-classes';
-import { toActivityFailure, UNKNOWN_FAILURE_ATTEMPTS } from '../../activities/classified';
+import { toActivityFailure, TENANT_RATE_LIMITED, UNKNOWN_FAILURE_ATTEMPTS } from '../../activities/classified';
+import { RateLimitedError } from '../../src/errors';
 
 /** Errors shaped as pg, knex, grpc-js and the AWS SDK v3 throw them. */
 const pgError = (code: string, message = 'pg error') => Object.assign(new Error(message), { code, severity: 'FATAL' });
@@ -111,6 +112,22 @@ describe('activity failures from the classes', () => {
     const bug = new TypeError('x is undefined');
     expect(toActivityFailure(bug, undefined, 1)).toBe(bug);
     expect((toActivityFailure(bug, undefined, UNKNOWN_FAILURE_ATTEMPTS) as ApplicationFailure).nonRetryable).toBe(true);
+  });
+
+  it("a step refused by its tenant's job bucket is retried when the next token is due, at any attempt", () => {
+    const refused = new RateLimitedError({
+      policy: 'jobs',
+      holder: 'tenant acme',
+      allowed: false,
+      remaining: 0,
+      resetSeconds: 100,
+      rate: 0.01,
+      burst: 2,
+    });
+    const failure = toActivityFailure(refused, undefined, UNKNOWN_FAILURE_ATTEMPTS + 3) as ApplicationFailure;
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect([failure.type, failure.nonRetryable, failure.nextRetryDelay]).toEqual([TENANT_RATE_LIMITED, false, '100 seconds']);
+    expect(failure.message).toBe(refused.message);
   });
 
   it('a failure already decided passes through', () => {
