@@ -51,7 +51,7 @@ const layers = [
   [
     'activities/**',
     ['**/db/**', '**/routes/**', '**/http/**'],
-    'activities call application functions (src/domain/job-runs.ts), not repositories',
+    'activities call application functions (src/domain/jobs/run/job-runs.ts), not repositories',
   ],
   ['src/app.ts', [], 'the app is one part of the API that src/composition.ts assembles'],
 ];

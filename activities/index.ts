@@ -3,13 +3,13 @@ import type { SecretBox } from '../src/secrets/secret-box';
 import type { Logger } from 'pino';
 import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
 import { context as otelContext, propagation } from '@opentelemetry/api';
-import type { FinishedJob, RecordedOutcome } from '../src/domain/job-outcomes';
-import { CascadeRejected, type FireInput } from '../src/domain/cascades';
-import { createJobRuns, JobMissing } from '../src/domain/job-runs';
-import type { UserSchemaCompiler } from '../src/domain/json-schemas';
-import type { JobGateway } from '../src/domain/ports/job-gateway';
+import type { FinishedJob, RecordedOutcome } from '../src/domain/jobs/run/job-outcomes';
+import { CascadeRejected, type FireInput } from '../src/domain/jobs/run/cascades';
+import { createJobRuns, JobMissing } from '../src/domain/jobs/run/job-runs';
+import type { UserSchemaCompiler } from '../src/domain/shared/json-schemas';
+import type { JobGateway } from '../src/domain/ports/job-gateway.port';
 import type { ServiceMetrics } from '../src/observability/metrics';
-import type { JobSlots } from '../src/domain/job-slots';
+import type { JobSlots } from '../src/domain/jobs/launch/job-slots';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, stopTask, DispatchClients, DispatchResult } from './dispatch';
 import { classifiedActivities } from './classified';
@@ -73,7 +73,7 @@ export function createActivities(deps: ActivityDeps) {
       return `pong ${name} (db ${rows[0].ok === 1 ? 'ok' : 'unexpected'})`;
     },
 
-    /** Claims the job for this workflow run (src/domain/job-runs.ts). */
+    /** Claims the job for this workflow run (src/domain/jobs/run/job-runs.ts). */
     async startJob(jobId: string): Promise<StartClaim> {
       const runId = Context.current().info.workflowExecution?.runId;
       if (!runId) throw ApplicationFailure.create({ message: 'startJob runs only inside a job workflow', nonRetryable: true });
@@ -154,7 +154,7 @@ export function createActivities(deps: ActivityDeps) {
       }
     },
 
-    /** The workflow was cancelled: the record (src/domain/job-runs.ts `cancelled`) and StopTask of its ECS task. */
+    /** The workflow was cancelled: the record (src/domain/jobs/run/job-runs.ts `cancelled`) and StopTask of its ECS task. */
     async cancelJob(jobId: string): Promise<void> {
       const { stop } = await step(() => runs.cancelled(jobId));
       if (stop) await stopTask(deps.clients.ecs, stop.handler, stop.taskArn, stop.reason);

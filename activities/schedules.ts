@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
-import type { FireOutcome, ScheduleFires } from '../src/domain/schedule-fires';
-import type { JobGateway } from '../src/domain/ports/job-gateway';
+import type { FireOutcome, ScheduleFires } from '../src/domain/schedules/schedule-fires';
+import type { JobGateway } from '../src/domain/ports/job-gateway.port';
 import { classifiedActivities } from './classified';
 
 /** Longest one attempt of `awaitScheduledJob` waits; the workflow asks again (its start-to-close is 6 minutes). */
 const AWAIT_MS = 5 * 60_000;
 
-/** The fire workflow's side effects (src/domain/schedule-fires.ts), closing over the worker's dependencies. */
+/** The fire workflow's side effects (src/domain/schedules/schedule-fires.ts), closing over the worker's dependencies. */
 export function createScheduleActivities(deps: {
   fires: Pick<ScheduleFires, 'fire' | 'cancelJob' | 'awaitFinal'>;
   gateway: Pick<JobGateway, 'cancel'>;

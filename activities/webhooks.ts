@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WebhookConfig } from '../src/webhooks/config';
 import type { SecretBox } from '../src/secrets/secret-box';
-import { createWebhookDeliveries } from '../src/domain/webhook-deliveries';
+import { createWebhookDeliveries } from '../src/domain/webhooks/webhook-deliveries';
 import { classifiedActivities } from './classified';
 import { WEBHOOK_ATTEMPT_FAILED, WEBHOOK_TARGET_REFUSED } from '../workflows/webhook-definitions';
 
@@ -32,7 +32,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * One attempt (src/domain/webhook-deliveries.ts). Throws a retryable failure for an answer other than 2xx, a
+     * One attempt (src/domain/webhooks/webhook-deliveries.ts). Throws a retryable failure for an answer other than 2xx, a
      * non-retryable one when the target is refused.
      */
     async deliverWebhook(deliveryId: string): Promise<'delivered' | 'skipped'> {

@@ -10,7 +10,7 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('limits');
   });
   await knex.schema.alterTable('model_jobs', (t) => {
-    // Temporal's priority key, 1 (first) to 5: the request's, or its trigger's default (src/domain/priorities.ts). Rows
+    // Temporal's priority key, 1 (first) to 5: the request's, or its trigger's default (src/domain/jobs/launch/priorities.ts). Rows
     // written without one (cascade jobs, and every job before this change) take 3, the default of cascades.
     t.smallint('priority').notNullable().defaultTo(3).checkBetween([1, 5], 'model_jobs_priority_check');
     // Set while a pending job waits for its tenant's running jobs to drop under the cap; its workflow is not started.

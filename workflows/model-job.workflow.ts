@@ -35,7 +35,7 @@ async function finishJob(jobId: string, report: CompletionReport | null, via: Re
   } catch (err) {
     if (isCancellation(err) || !patched(UNRECORDED_OUTCOME)) throw err;
     log.warn('the outcome could not be recorded; recording the job failed', { jobId, error: failureMessage(err) });
-    // The reason src/domain/storable-outcomes.ts names (workflow code imports nothing from src/).
+    // The reason src/domain/jobs/run/storable-outcomes.ts names (workflow code imports nothing from src/).
     const error = { message: `the outcome could not be recorded as reported: ${failureMessage(err)}`, reason: 'output_unstorable' };
     return await localDb.finishJob(jobId, { status: 'failure', error }, 'dispatch');
   }

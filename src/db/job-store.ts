@@ -2,7 +2,7 @@ import type { Db } from './types';
 import { findJob } from './jobs.repository';
 import { confirmOutcome } from './unconfirmed-outcomes.repository';
 
-/** The Postgres job store of the job rules (src/domain/ports/stores.ts `JobStore`) on this connection or transaction. */
+/** The Postgres job store of the job rules (src/domain/ports/job-stores.port.ts `JobStore`) on this connection or transaction. */
 export function jobStore(db: Db) {
   return {
     findJob: (jobId: string) => findJob(db, jobId),

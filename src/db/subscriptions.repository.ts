@@ -110,7 +110,7 @@ export async function triggeredWithTargets(db: Db, sourceModelId: string, trigge
 }
 
 /** Marks active subscriptions that depend on `modelId` (as source or target) stale; returns their ids. */
-/** The subscription store of cascade planning (src/domain/ports/stores.ts `SubscriptionStore`) on this connection or transaction. */
+/** The subscription store of cascade planning (src/domain/ports/job-stores.port.ts `SubscriptionStore`) on this connection or transaction. */
 export function subscriptionStore(db: Db) {
   return { triggeredWithTargets: (sourceModelId: string, triggerEvent: string) => triggeredWithTargets(db, sourceModelId, triggerEvent) };
 }

@@ -1,5 +1,5 @@
 import { trace, SpanKind } from '@opentelemetry/api';
-import type { JobGateway } from '../domain/ports/job-gateway';
+import type { JobGateway } from '../domain/ports/job-gateway.port';
 
 const tracer = () => trace.getTracer('model-orchestration');
 

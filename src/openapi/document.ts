@@ -60,7 +60,7 @@ const TEXT_EXAMPLE = [
   '',
 ].join('\n');
 
-/** The probes' 503 bodies, in the form the service answers them (src/domain/health.ts). */
+/** The probes' 503 bodies, in the form the service answers them (src/domain/health/health.service.ts). */
 const UNHEALTHY: Record<string, unknown> = {
   getHealth: { status: 'degraded', database: 'unavailable: connect ECONNREFUSED 127.0.0.1:5432', temporal: 'ok', job_starts: 'ok' },
   getReadiness: { status: 'not_ready', serving: 'draining' },

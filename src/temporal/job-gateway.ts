@@ -13,7 +13,7 @@ import {
   type ClosedUnfinished,
   type JobGateway,
   type Readiness,
-} from '../domain/ports/job-gateway';
+} from '../domain/ports/job-gateway.port';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { ServiceMetrics } from '../observability/metrics';

@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { ServiceMetrics } from '../observability/metrics';
-import { UserSchemaCompiler } from '../domain/json-schemas';
-import { createJobSlots } from '../domain/job-slots';
-import { startSlotReleaser } from '../domain/slot-releaser';
-import type { JobGateway } from '../domain/ports/job-gateway';
+import { UserSchemaCompiler } from '../domain/shared/json-schemas';
+import { createJobSlots } from '../domain/jobs/launch/job-slots';
+import { startSlotReleaser } from '../domain/jobs/launch/slot-releaser';
+import type { JobGateway } from '../domain/ports/job-gateway.port';
 
-/** The releaser of held jobs (src/domain/slot-releaser.ts) as configured: limit defaults and metric labels from the config. */
+/** The releaser of held jobs (src/domain/jobs/launch/slot-releaser.ts) as configured: limit defaults and metric labels from the config. */
 export function slotReleaserFor(deps: {
   knex: Knex;
   gateway: JobGateway;

@@ -11,7 +11,7 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import { loadConfig, Config } from '../../src/config';
 import { TEST_SECRET_KEYS } from './secret-keys';
 import { createKnex } from '../../src/db/knex';
-import { JobGateway } from '../../src/domain/ports/job-gateway';
+import { JobGateway } from '../../src/domain/ports/job-gateway.port';
 import { createTokenVerifier, verifierFromConfig } from '../../src/auth/verifier';
 import { builtinImplementations, InProcessRegistry } from '../../activities/in-process/registry';
 import { ServiceMetrics } from '../../src/observability/metrics';

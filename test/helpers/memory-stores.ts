@@ -1,8 +1,8 @@
-import type { JobStore, SubscriptionStore } from '../../src/domain/ports/stores';
+import type { JobStore, SubscriptionStore } from '../../src/domain/ports/job-stores.port';
 import type { JobView } from '../../src/db/jobs.repository';
 import type { SubscriptionWithTarget } from '../../src/db/subscriptions.repository';
 
-/** Jobs in a map: the job rules' store without Postgres (src/domain/ports/stores.ts). */
+/** Jobs in a map: the job rules' store without Postgres (src/domain/ports/job-stores.port.ts). */
 export class MemoryJobStore implements JobStore {
   readonly jobs = new Map<string, JobView>();
   readonly confirmed: string[] = [];

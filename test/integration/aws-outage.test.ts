@@ -4,7 +4,7 @@ import { activeModel, eventually } from '../helpers/fixtures';
 import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { FaultProxy, FaultyLink, hostPort } from '../helpers/toxiproxy';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { workflowIdFor } from '../../src/domain/ports/job-gateway';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 
 /** The Lambda endpoint behind Toxiproxy: unreachable or throttling for a while, the job waits and is dispatched. */
 describe('an AWS outage during dispatch', () => {

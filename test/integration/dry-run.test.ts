@@ -1,6 +1,6 @@
 import { Harness } from '../helpers/harness';
 import { activeModel, addVersion, tenantWithDomain, initService, eventually, FEATURES } from '../helpers/fixtures';
-import { workflowIdFor } from '../../src/domain/ports/job-gateway';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 
 /** v2 makes `cabin` an integer: a service initialized with cabin "business" no longer fits and blocks v2 as default. */
 const V2_FEATURES = [

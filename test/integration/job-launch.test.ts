@@ -2,9 +2,9 @@ import pino from 'pino';
 import { Harness } from '../helpers/harness';
 import { activeModel } from '../helpers/fixtures';
 import * as jobsRepo from '../../src/db/jobs.repository';
-import { createJobsService } from '../../src/domain/jobs';
-import { UserSchemaCompiler } from '../../src/domain/json-schemas';
-import { WorkflowStartRefused, type JobGateway } from '../../src/domain/ports/job-gateway';
+import { createJobsService } from '../../src/domain/jobs/jobs.service';
+import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { WorkflowStartRefused, type JobGateway } from '../../src/domain/ports/job-gateway.port';
 import { uuidv7 } from '../../src/ids';
 
 /** A committed job's workflow starts after the caller has its answer (docs/decisions.md, "Row first, then workflow"). */

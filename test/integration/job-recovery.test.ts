@@ -3,8 +3,8 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { AwsStandIn, TEST_AWS } from '../helpers/aws-stand-in';
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, tenantWithDomain, initService, eventually } from '../helpers/fixtures';
-import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/domain/ports/job-gateway';
+import { startReconciler } from '../../src/domain/jobs/launch/reconciler';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 
 const SIMPLE = [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }];
 const lambdaHandlers = (fn: string) => ({ training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } });

@@ -1,6 +1,6 @@
 import { Harness } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
-import { temporalScheduleIdFor } from '../../src/domain/ports/schedule-gateway';
+import { temporalScheduleIdFor } from '../../src/domain/ports/schedule-gateway.port';
 
 /** A rate so slow that no token comes back while a test runs: each bucket holds exactly its burst. */
 const NO_REFILL = 0.01;

@@ -1,14 +1,14 @@
 import { Harness, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
 import { createScheduleGateway } from '../../src/temporal/schedule-gateway';
-import { temporalScheduleIdFor } from '../../src/domain/ports/schedule-gateway';
-import { reconcileSchedules } from '../../src/domain/schedules';
+import { temporalScheduleIdFor } from '../../src/domain/ports/schedule-gateway.port';
+import { reconcileSchedules } from '../../src/domain/schedules/schedules.service';
 import pino from 'pino';
-import { createScheduleFires, scheduledJobId } from '../../src/domain/schedule-fires';
-import { createJobsService } from '../../src/domain/jobs';
-import { createServicesService } from '../../src/domain/services';
-import { FeatureRules } from '../../src/domain/features';
-import { UserSchemaCompiler } from '../../src/domain/json-schemas';
+import { createScheduleFires, scheduledJobId } from '../../src/domain/schedules/schedule-fires';
+import { createJobsService } from '../../src/domain/jobs/jobs.service';
+import { createServicesService } from '../../src/domain/services/services.service';
+import { FeatureRules } from '../../src/domain/shared/features';
+import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
 
 const MANUAL = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'manual' } };
 const everySecond = { intervals: [{ every_seconds: 1 }] };

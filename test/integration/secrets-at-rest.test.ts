@@ -7,7 +7,7 @@ import { migrationSource, migrationSourceWith } from '../../migrations';
 import { createSecretBox, sealedKeyId } from '../../src/secrets/secret-box';
 import { parseSecretKeys } from '../../src/secrets/secret-keys';
 import { newSecret } from '../../src/webhooks/signature';
-import { createWebhookDeliveries } from '../../src/domain/webhook-deliveries';
+import { createWebhookDeliveries } from '../../src/domain/webhooks/webhook-deliveries';
 import { Harness } from '../helpers/harness';
 import { tenantWithDomain } from '../helpers/fixtures';
 import { ownDatabase } from '../helpers/own-temporal';

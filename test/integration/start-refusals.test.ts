@@ -3,7 +3,7 @@ import Long from 'long';
 import { TemporalConnection } from '../../src/temporal/connection';
 import { createJobGateway } from '../../src/temporal/job-gateway';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
-import { WorkflowStartRefused, workflowIdFor } from '../../src/domain/ports/job-gateway';
+import { WorkflowStartRefused, workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 import type { JobView } from '../../src/db/jobs.repository';
 import { JOB_SEARCH_ATTRIBUTES, JOB_TRIGGER } from '../../workflows/search-attributes';
 import { eventually } from '../helpers/fixtures';

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { startReconciler } from '../../src/temporal/reconciler';
-import { workflowIdFor } from '../../src/domain/ports/job-gateway';
+import { startReconciler } from '../../src/domain/jobs/launch/reconciler';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 import { Harness } from '../helpers/harness';
 import { activeModel, ECHO_HANDLERS, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
-import { MAX_OUTPUT_VALUES } from '../../src/domain/storable-outcomes';
+import { MAX_OUTPUT_VALUES } from '../../src/domain/jobs/run/storable-outcomes';
 
 /** The bound this test holds every unstorable outcome to, from the job's start to its final state. */
 const FINAL_WITHIN_MS = 15_000;

@@ -1,4 +1,4 @@
-import { createCompatibility } from '../../src/domain/compatibility';
+import { createCompatibility } from '../../src/domain/models/compatibility';
 import pino from 'pino';
 import { Harness, PLATFORM_CLIENT, uid } from '../helpers/harness';
 import { activeModel, eventually, initService, tenantWithDomain } from '../helpers/fixtures';
@@ -8,9 +8,9 @@ import { testEnv } from '../helpers/test-env';
 import { ownDatabase } from '../helpers/own-temporal';
 import { verify } from '../../src/webhooks/signature';
 import { webhookDispatcherFor } from '../../src/temporal/webhook-dispatcher';
-import { createAssignmentsService } from '../../src/domain/assignments';
-import { FeatureRules } from '../../src/domain/features';
-import { UserSchemaCompiler } from '../../src/domain/json-schemas';
+import { createAssignmentsService } from '../../src/domain/assignments/assignments.service';
+import { FeatureRules } from '../../src/domain/shared/features';
+import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
 
 const TENANT_A = uid('wh-a');
 const TENANT_B = uid('wh-b');

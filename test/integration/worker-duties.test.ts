@@ -5,7 +5,7 @@ import { startReceiver } from '../helpers/webhook-receiver';
 import { spawnWorkerProcess, killHard } from '../helpers/worker-process';
 import { testEnv } from '../helpers/test-env';
 import { insertJob, findJob } from '../../src/db/jobs.repository';
-import { workflowIdFor } from '../../src/domain/ports/job-gateway';
+import { workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 import { DEFAULT_LEADER_TIMING } from '../../src/db/leader-lock';
 import { uuidv7 } from '../../src/ids';
 

@@ -1,4 +1,4 @@
-import { aliasNameProblem } from '../../src/domain/aliases';
+import { aliasNameProblem } from '../../src/domain/models/aliases.service';
 
 describe('alias names', () => {
   it.each(['champion', 'challenger-2', 'prod_eu', 'a', 'a'.repeat(63)])('accepts %s', (name) =>

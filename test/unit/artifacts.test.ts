@@ -1,4 +1,4 @@
-import { artifactsProblem, reportedArtifacts, uriProblem } from '../../src/domain/artifacts';
+import { artifactsProblem, reportedArtifacts, uriProblem } from '../../src/domain/models/artifacts';
 
 const DIGEST = '0123456789abcdef'.repeat(4);
 const artifact = (extra: Record<string, unknown> = {}) => ({

@@ -1,6 +1,6 @@
-import { FairStarts } from '../../src/domain/fair-starts';
-import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/limits';
-import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/domain/ports/job-gateway';
+import { FairStarts } from '../../src/domain/jobs/launch/start-queue';
+import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/shared/limits';
+import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/domain/ports/job-gateway.port';
 import { loadConfig } from '../../src/config';
 import { dynamicConfigYaml, devServerArgs } from '../../src/dev/temporal/server-tuning';
 

@@ -1,6 +1,6 @@
-import { FeatureRules, FeatureDefinition } from '../../src/domain/features';
-import { UserSchemaCompiler } from '../../src/domain/json-schemas';
-import { freezeIncompatibilities } from '../../src/domain/freeze';
+import { FeatureRules, FeatureDefinition } from '../../src/domain/shared/features';
+import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { freezeIncompatibilities } from '../../src/domain/shared/freeze';
 
 const rules = new FeatureRules(new UserSchemaCompiler());
 const defs: FeatureDefinition[] = [

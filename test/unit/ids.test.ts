@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildOpenApiDocument } from '../../src/openapi/document';
-import { scheduledJobId } from '../../src/domain/schedule-fires';
+import { scheduledJobId } from '../../src/domain/schedules/schedule-fires';
 import { uuidv7 } from '../../src/ids';
 
 const root = path.resolve(__dirname, '../..');

@@ -8,8 +8,8 @@ import { createActivities } from '../../activities';
 import { DEPENDENCY_UNAVAILABLE } from '../../activities/classified';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { createKnex } from '../../src/db/knex';
-import { UserSchemaCompiler } from '../../src/domain/json-schemas';
-import type { JobGateway } from '../../src/domain/ports/job-gateway';
+import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import type { JobGateway } from '../../src/domain/ports/job-gateway.port';
 import { testSecretBox } from '../helpers/secret-keys';
 
 /**

@@ -1,9 +1,9 @@
-import { FeatureRules, FeatureDefinition } from '../../src/domain/features';
-import { UserSchemaCompiler } from '../../src/domain/json-schemas';
-import { canaryCount, selectCanary } from '../../src/domain/canary-selection';
-import { rolloutSettings } from '../../src/domain/rollout-settings';
-import { compareOutputs, sideReport } from '../../src/domain/rollout-report';
-import { rolloutChain } from '../../src/domain/rollout-chain';
+import { FeatureRules, FeatureDefinition } from '../../src/domain/shared/features';
+import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { canaryCount, selectCanary } from '../../src/domain/assignments/canary-selection';
+import { rolloutSettings } from '../../src/domain/assignments/rollout-settings';
+import { compareOutputs, sideReport } from '../../src/domain/assignments/rollout-report';
+import { rolloutChain } from '../../src/domain/assignments/rollout-chain';
 import type { AssignmentRow } from '../../src/db/assignments.repository';
 import type { ShadowPair } from '../../src/db/rollouts.repository';
 

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { type Client, ScheduleNotFoundError, ServiceError } from '@temporalio/client';
-import type { ScheduleDefinition } from '../../src/domain/ports/schedule-gateway';
+import type { ScheduleDefinition } from '../../src/domain/ports/schedule-gateway.port';
 import { createScheduleGateway } from '../../src/temporal/schedule-gateway';
 
 /** A grpc failure as the schedule client wraps it. */

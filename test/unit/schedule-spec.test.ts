@@ -1,5 +1,5 @@
-import { assertValidSpec, fireTimes, isTimeZone } from '../../src/domain/schedule-spec';
-import { scheduledJobId } from '../../src/domain/schedule-fires';
+import { assertValidSpec, fireTimes, isTimeZone } from '../../src/domain/schedules/schedule-spec';
+import { scheduledJobId } from '../../src/domain/schedules/schedule-fires';
 
 const rules = { minIntervalSeconds: 60 };
 const problem = (spec: object) => {

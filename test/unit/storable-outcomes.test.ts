@@ -6,7 +6,7 @@ import {
   storableReport,
   storableText,
   unstorableReason,
-} from '../../src/domain/storable-outcomes';
+} from '../../src/domain/jobs/run/storable-outcomes';
 
 const nested = (depth: number): unknown => {
   let value: unknown = 1;
@@ -14,7 +14,7 @@ const nested = (depth: number): unknown => {
   return value;
 };
 
-/** What a job's record can hold (src/domain/storable-outcomes.ts): the rule every path to the record applies. */
+/** What a job's record can hold (src/domain/jobs/run/storable-outcomes.ts): the rule every path to the record applies. */
 describe('storable outcomes', () => {
   it.each([
     ['a NUL in a value', { a: { b: 'x\u0000y' } }, 'output holds a NUL character at $.a.b'],

@@ -1,5 +1,5 @@
 import { id, described, ref, ts } from './common';
-import { LIMIT_BOUNDS } from '../../domain/limits';
+import { LIMIT_BOUNDS } from '../../domain/shared/limits';
 
 const limitFields = {
   jobs_per_second: described(

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import { findJob } from '../../db/jobs.repository';
+import { findActive } from '../../db/assignments.repository';
+import { archiveWithReason, findAssignment, revisionsOfKey, sideStats } from '../../db/rollouts.repository';
+import { lockDomain } from '../../db/domains.repository';
+import { inTransaction } from '../../db/transaction';
+import { storedRolloutSettings } from './rollout-settings';
+import { rolloutChain } from './rollout-chain';
+import { sideReport } from './rollout-report';
+import { webhookEvents } from '../webhooks/outbox';
+
+/** Who the assignment history names for an automatic rollback. */
+export const GUARDRAIL_ACTOR = 'guardrail';
+
+/**
+ * After a canary job's outcome: when the canary's rollout has at least `guardrail.min_jobs` finished jobs and their
+ * failure rate is above `guardrail.max_failure_rate`, archives the canary with the reason (its history shows it) and
+ * writes an `assignment.rolled_back` event, in one transaction under the domain lock. True when it rolled back.
+ */
+export async function enforceGuardrail(knex: Knex, jobId: string): Promise<boolean> {
+  const job = await findJob(knex, jobId);
+  if (!job?.assignment_id || !job.domain_uuid || job.job_type !== 'inference' || job.trigger === 'cascade') return false;
+  const revision = await findAssignment(knex, job.assignment_id);
+  if (revision?.role !== 'canary' || revision.service_uuid || !storedRolloutSettings(revision.settings).guardrail) return false;
+  return inTransaction(knex, async (trx) => {
+    const domain = await lockDomain(trx, revision.domain_uuid);
+    if (!domain) return false;
+    const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
+    const active = await findActive(trx, scope, revision.assignment_key);
+    const chain = rolloutChain(await revisionsOfKey(trx, domain.domain_uuid, revision.assignment_key));
+    // Only the rollout still in force is judged, by the guardrail its newest revision sets.
+    if (!active || active.assignment_id !== chain[0]?.assignment_id || !chain.some((r) => r.assignment_id === revision.assignment_id))
+      return false;
+    const guardrail = storedRolloutSettings(active.settings).guardrail;
+    if (!guardrail) return false;
+    const canary = sideReport(await sideStats(trx, { domainUuid: domain.domain_uuid, assignmentIds: chain.map((r) => r.assignment_id) }));
+    if (canary.finished < guardrail.min_jobs || (canary.failure_rate ?? 0) <= guardrail.max_failure_rate) return false;
+    const reason =
+      `guardrail: ${canary.failed} of ${canary.finished} canary jobs failed (failure rate ${canary.failure_rate}), ` +
+      `above max_failure_rate ${guardrail.max_failure_rate} (min_jobs ${guardrail.min_jobs})`;
+    const archived = (await archiveWithReason(trx, active.assignment_id, GUARDRAIL_ACTOR, reason))!;
+    await webhookEvents.assignmentRolledBack(trx, archived, scope, { reason, automatic: true, canary });
+    return true;
+  });
+}

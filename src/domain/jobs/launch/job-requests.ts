@@ -1,0 +1,251 @@
+import { inTransaction } from '../../../db/transaction';
+import type { Knex } from 'knex';
+import * as models from '../../../db/models.repository';
+import * as assignmentsRepo from '../../../db/assignments.repository';
+import {
+  requireClient,
+  assertClientActive,
+  requireDomainOfActiveClient,
+  requireService,
+  requireVersion,
+  requireModel,
+} from '../../shared/lookups';
+import { runRefusal, TRAINABLE_STATUSES } from '../../shared/version-status';
+import type { JobsService, JobRequestContext } from '../jobs.service';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../../errors';
+import { TERMINAL_JOB_STATUSES, type JobView } from '../../../db/jobs.repository';
+import { findServiceByUuid, lockServiceByUuid, updateService } from '../../../db/services.repository';
+import type { Principal } from '../../../auth/principal';
+import type { Schemas } from '../../../openapi/types';
+import { webhookEvents } from '../../webhooks/outbox';
+import type { FeatureRules } from '../../shared/features';
+import { canaryRouteFor } from '../../assignments/canary-selection';
+
+type StartBody = Schemas['JobStartRequest'];
+
+/**
+ * The re-run rules read from the job alone: a training re-run needs train_model (403), a shadow job is not re-run
+ * (422), only a final job is re-run (409).
+ */
+export function assertRerunnable(principal: Principal, original: JobView): void {
+  if (original.job_type === 'training' && !principal.permissions.has('train_model')) {
+    throw new ForbiddenError('re-running a training job needs permission train_model');
+  }
+  if (original.trigger === 'shadow') {
+    // A re-run is a job of the service: a shadow's would move it (docs/progressive-delivery.md).
+    throw new UnprocessableError(`job ${original.job_id} is a shadow job, which is not re-run; re-run the primary job it shadows instead`);
+  }
+  if (!TERMINAL_JOB_STATUSES.includes(original.status)) {
+    throw new ConflictError(`job ${original.job_id} is ${original.status}; re-run it once it is final (or cancel it first)`);
+  }
+}
+
+/**
+ * The job a re-run stages: the original's model version, input and context (tenant, domain, service, assignment),
+ * linked by `rerun_of`; its metadata without a cascade's trigger fields, unless it ran on a trigger's output.
+ */
+export function rerunOf(original: JobView) {
+  const { trigger_output, trigger_event, label, ...kept } = original.metadata ?? {};
+  return {
+    model_id: original.model_id,
+    model_version: original.model_version,
+    job_type: original.job_type,
+    trigger: 'rerun' as const,
+    assignment_id: original.assignment_id,
+    client_id: original.client_id,
+    domain_uuid: original.domain_uuid,
+    service_uuid: original.service_uuid,
+    rerun_of: original.job_id,
+    input: original.input ?? {},
+    // A cascade's handler is told the trigger's output again: it is part of what it ran on.
+    metadata: { ...kept, ...(trigger_output !== undefined ? { trigger_output, trigger_event, label } : {}) },
+  };
+}
+
+/** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
+export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
+  const { knex, jobs } = deps;
+
+  async function runAssignment(
+    assignment: assignmentsRepo.AssignmentRow,
+    where: { clientId: string; domainUuid: string; serviceUuid?: string },
+    body: StartBody,
+    ctx: JobRequestContext,
+  ) {
+    const version = await models.findVersion(knex, assignment.model_id, assignment.model_version);
+    const refusal = version
+      ? runRefusal(`${assignment.model_id}@${assignment.model_version}`, version.status, 'assigned')
+      : `assigned version ${assignment.model_id}@${assignment.model_version} does not exist`;
+    if (refusal) throw new UnprocessableError(refusal);
+    const model = await requireModel(knex, assignment.model_id);
+    const input = body.input ?? {};
+    jobs.assertInputFits(model.handler_contracts, 'inference', input);
+    return jobs.once(ctx, async () => {
+      const job = await jobs.stage(
+        knex,
+        {
+          model_id: assignment.model_id,
+          model_version: assignment.model_version,
+          job_type: 'inference',
+          trigger: 'assignment',
+          assignment_id: assignment.assignment_id,
+          client_id: where.clientId,
+          domain_uuid: where.domainUuid,
+          service_uuid: where.serviceUuid ?? null,
+          input,
+          metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
+          priority: body.priority,
+        },
+        ctx,
+      );
+      return jobs.launch(job);
+    });
+  }
+
+  /** The first scope's active assignment under the key; 422 when only archived revisions exist, 404 when none. */
+  async function findRunnable(scopes: assignmentsRepo.Scope[], key: string) {
+    for (const scope of scopes) {
+      const row = await assignmentsRepo.findActive(knex, scope, key);
+      if (row) return row;
+    }
+    for (const scope of scopes) {
+      if (await assignmentsRepo.hasRevisions(knex, scope, key))
+        throw new UnprocessableError(`assignment ${key} is archived and launches no jobs`);
+    }
+    throw new NotFoundError(`no assignment under key ${key}`);
+  }
+
+  return {
+    /**
+     * Starts a new job with the original's model version, input, metadata and context (tenant, domain, service),
+     * linked by `rerun_of`, under the rules of a fresh start: a suspended tenant or an inactive version is a 422, a
+     * training re-run needs a trainable version (409) and moves it to `training`, a service re-run moves the
+     * service to `in_progress`. Only a final job is re-run (409 while it is pending or running).
+     */
+    async rerun(principal: Principal, jobId: string, ctx: JobRequestContext) {
+      const original = await jobs.findVisible(principal, jobId);
+      assertRerunnable(principal, original);
+      if (original.client_id) assertClientActive(await requireClient(knex, original.client_id));
+      const model = await requireModel(knex, original.model_id);
+      const job = rerunOf(original);
+      jobs.assertInputFits(model.handler_contracts, original.job_type, job.input);
+      return jobs.once(ctx, async () => {
+        const staged = await inTransaction(knex, async (trx) => {
+          if (original.job_type === 'training') {
+            const current = await models.lockVersion(trx, original.model_id, original.model_version);
+            if (!current) await requireVersion(trx, original.model_id, original.model_version);
+            if (!TRAINABLE_STATUSES.includes(current!.status)) {
+              throw new ConflictError(
+                `version ${original.model_version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`,
+              );
+            }
+            await models.setVersionStatus(trx, original.model_id, original.model_version, 'training');
+            await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version); // webhooks (#16)
+          } else {
+            const version = await requireVersion(trx, original.model_id, original.model_version);
+            const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
+            if (refusal) throw new UnprocessableError(refusal);
+            if (original.service_uuid) {
+              await lockServiceByUuid(trx, original.service_uuid);
+              const service = await findServiceByUuid(trx, original.service_uuid);
+              if (!service || service.status === 'not_found') {
+                throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
+              }
+              if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
+            }
+          }
+          return jobs.stage(trx, job, ctx);
+        });
+        return jobs.launch(staged);
+      });
+    },
+
+    /** Moves the version to `training` and starts the training job, in one transaction. */
+    async train(modelId: string, version: string, body: StartBody, ctx: JobRequestContext) {
+      const model = await requireModel(knex, modelId);
+      const input = body.input ?? {};
+      jobs.assertInputFits(model.handler_contracts, 'training', input);
+      return jobs.once(ctx, async () => {
+        const job = await inTransaction(knex, async (trx) => {
+          const current = await models.lockVersion(trx, modelId, version);
+          if (!current) await requireVersion(trx, modelId, version);
+          if (!TRAINABLE_STATUSES.includes(current!.status)) {
+            throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
+          }
+          await models.setVersionStatus(trx, modelId, version, 'training');
+          await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16): outbox row in this transaction
+          return jobs.stage(
+            trx,
+            {
+              model_id: modelId,
+              model_version: version,
+              job_type: 'training',
+              trigger: 'direct',
+              input,
+              metadata: body.metadata,
+              priority: body.priority,
+            },
+            ctx,
+          );
+        });
+        return jobs.launch(job);
+      });
+    },
+
+    async infer(modelId: string, version: string, body: StartBody, ctx: JobRequestContext) {
+      const model = await requireModel(knex, modelId);
+      const row = await requireVersion(knex, modelId, version);
+      const refusal = runRefusal(version, row.status, 'direct');
+      if (refusal) throw new UnprocessableError(refusal);
+      const input = body.input ?? {};
+      jobs.assertInputFits(model.handler_contracts, 'inference', input);
+      return jobs.once(ctx, async () =>
+        jobs.launch(
+          await jobs.stage(
+            knex,
+            {
+              model_id: modelId,
+              model_version: version,
+              job_type: 'inference',
+              trigger: 'direct',
+              input,
+              metadata: body.metadata,
+              priority: body.priority,
+            },
+            ctx,
+          ),
+        ),
+      );
+    },
+
+    async runDomainAssignment(clientId: string, domainId: string, key: string, body: StartBody, ctx: JobRequestContext) {
+      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
+      const scope = { domainUuid: domain.domain_uuid, domainId };
+      const assignment = await findRunnable([scope], key);
+      return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid }, body, ctx);
+    },
+
+    /** Runs the service's effective assignment under the key: its own, else the domain's. */
+    async runServiceAssignment(
+      clientId: string,
+      domainId: string,
+      serviceId: string,
+      key: string,
+      body: StartBody,
+      ctx: JobRequestContext,
+    ) {
+      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
+      const service = await requireService(knex, domain, serviceId);
+      const effective = await findRunnable(
+        [
+          { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId },
+          { domainUuid: domain.domain_uuid, domainId },
+        ],
+        key,
+      );
+      // A service in the share of a canary challenging the domain's key runs the candidate (docs/progressive-delivery.md).
+      const assignment = (await canaryRouteFor(knex, deps.rules, effective, serviceId))?.assignment ?? effective;
+      return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid, serviceUuid: service.service_uuid }, body, ctx);
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { inTransaction } from '../../db/transaction';
+import { inChangeTransaction } from '../shared/dry-run';
+import * as models from '../../db/models.repository';
+import * as schedules from '../../db/schedules.repository';
+import * as jobsRepo from '../../db/jobs.repository';
+import { deterministicUuid } from '../../ids';
+import { ServiceError, ConflictError, RateLimitedError, UnprocessableError } from '../../errors';
+import { runRefusal, TRAINABLE_STATUSES } from '../shared/version-status';
+import { requireModel, requireVersion } from '../shared/lookups';
+import { recordCancellation } from '../jobs/run/job-outcomes';
+import type { JobsService } from '../jobs/jobs.service';
+import type { createServicesService } from '../services/services.service';
+import { webhookEvents } from '../webhooks/outbox';
+import { scheduleEvents } from './schedule-events';
+
+/** How often a fire reads its job's status while it waits for the job to end. */
+const POLL_MS = 2000;
+
+/** The job a fire starts: the same schedule and nominal time always give the same id (a retried or repeated fire). */
+export function scheduledJobId(scheduleId: string, nominalTime: Date): string {
+  return deterministicUuid('schedule', scheduleId, nominalTime.toISOString());
+}
+
+export type FireOutcome =
+  | { outcome: 'started'; jobId: string }
+  | { outcome: 'skipped'; reason: string }
+  /** The schedule's row is gone (deleted while the fire was on its way): nothing is recorded. */
+  | { outcome: 'gone' };
+
+/** A fire that the one-off action's rules refuse is a skipped run: these errors are the rules' (404/409/422). */
+function isRuleRefusal(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && ['not_found', 'conflict', 'unprocessable'].includes(err.code);
+}
+
+/**
+ * A schedule's fires, run by its fire workflow (workflows/scheduled-job.workflow.ts): each starts one job through
+ * the job path of the one-off action it repeats (its rules, `jobs.stage`, the gateway's start), exactly once per
+ * (schedule, nominal time): the run row and the job row are written in one transaction, keyed by both.
+ */
+export function createScheduleFires(deps: {
+  knex: Knex;
+  jobs: JobsService;
+  services: Pick<ReturnType<typeof createServicesService>, 'stageRescore'>;
+  /** Starts the workflows of committed job rows (a refused start marks the job failed; src/domain/jobs/run/job-runs.ts). */
+  launch: (jobIds: string[]) => Promise<void>;
+  log: Logger;
+}) {
+  const { knex, jobs } = deps;
+
+  async function stage(trx: Knex.Transaction, schedule: schedules.ScheduleView, nominalTime: Date, jobId: string) {
+    const job = {
+      job_id: jobId,
+      trigger: 'schedule' as const,
+      schedule_id: schedule.schedule_id,
+      scheduled_at: nominalTime,
+      metadata: schedule.metadata,
+    };
+    if (schedule.action === 'service_inference') {
+      return deps.services.stageRescore(
+        trx,
+        { clientId: schedule.client_id!, domainId: schedule.domain_id!, serviceId: schedule.service_id! },
+        job,
+      );
+    }
+    const modelId = schedule.model_id!;
+    const version = schedule.model_version!;
+    const model = await requireModel(trx, modelId);
+    const input = schedule.input ?? {};
+    jobs.assertInputFits(model.handler_contracts, schedule.action, input);
+    if (schedule.action === 'training') {
+      const current = await models.lockVersion(trx, modelId, version);
+      if (!current) await requireVersion(trx, modelId, version);
+      if (!TRAINABLE_STATUSES.includes(current!.status)) {
+        throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
+      }
+      await models.setVersionStatus(trx, modelId, version, 'training');
+      await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
+    } else {
+      const row = await requireVersion(trx, modelId, version);
+      const refusal = runRefusal(version, row.status, 'direct');
+      if (refusal) throw new UnprocessableError(refusal);
+    }
+    return jobs.stage(trx, {
+      ...job,
+      model_id: modelId,
+      model_version: version,
+      job_type: schedule.action,
+      input,
+    });
+  }
+
+  /** A fire decided earlier (a retried activity, a repeated backfill): its job is started again if it is still pending. */
+  async function replay(run: schedules.ScheduleRunRow): Promise<FireOutcome> {
+    if (run.outcome === 'skipped') return { outcome: 'skipped', reason: run.reason ?? '' };
+    const job = await jobsRepo.findJob(knex, run.job_id!);
+    if (job?.status === 'pending') await deps.launch([job.job_id]);
+    return { outcome: 'started', jobId: run.job_id! };
+  }
+
+  return {
+    /** Decides the fire at `nominalTime` once: one job started, or a skipped run with the rule that refused it. */
+    async fire(scheduleId: string, nominalTime: Date, workflowId: string): Promise<FireOutcome> {
+      const decided = await schedules.findRun(knex, scheduleId, nominalTime);
+      if (decided) return replay(decided);
+      const jobId = scheduledJobId(scheduleId, nominalTime);
+      let refusal: ServiceError | undefined;
+      try {
+        const outcome = await inTransaction(knex, async (trx): Promise<FireOutcome | schedules.ScheduleRunRow> => {
+          const schedule = await schedules.findSchedule(trx, scheduleId);
+          if (!schedule) return { outcome: 'gone' };
+          const run = { schedule_id: scheduleId, nominal_time: nominalTime, workflow_id: workflowId };
+          if (!(await schedules.insertRun(trx, { ...run, outcome: 'started', job_id: jobId, reason: null }))) {
+            return (await schedules.findRun(trx, scheduleId, nominalTime))!;
+          }
+          await stage(trx, schedule, nominalTime, jobId);
+          return { outcome: 'started', jobId };
+        });
+        if ('nominal_time' in outcome) return replay(outcome);
+        if (outcome.outcome === 'started') await deps.launch([jobId]);
+        return outcome;
+      } catch (err) {
+        if (!isRuleRefusal(err)) throw err;
+        refusal = err;
+      }
+      const reason = refusal.message;
+      return inTransaction(knex, async (trx): Promise<FireOutcome> => {
+        const schedule = await schedules.findSchedule(trx, scheduleId);
+        if (!schedule) return { outcome: 'gone' };
+        const run = { schedule_id: scheduleId, nominal_time: nominalTime, workflow_id: workflowId };
+        if (!(await schedules.insertRun(trx, { ...run, outcome: 'skipped', job_id: null, reason }))) {
+          const earlier = (await schedules.findRun(trx, scheduleId, nominalTime))!;
+          return earlier.outcome === 'skipped' ? { outcome: 'skipped', reason: earlier.reason ?? '' } : { outcome: 'started', jobId };
+        }
+        await scheduleEvents.runSkipped(trx, schedule, nominalTime, reason);
+        deps.log.info({ scheduleId, nominalTime, reason }, 'scheduled fire skipped');
+        return { outcome: 'skipped', reason };
+      });
+    },
+
+    /**
+     * The job's status once it is final, or undefined when `waitMs` passes first. Read every 2 s (one indexed read
+     * per running scheduled job), with `beat` called between reads; stops reading once `signal` aborts.
+     */
+    async awaitFinal(jobId: string, waitMs: number, beat: () => void, signal?: AbortSignal): Promise<string | undefined> {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        if (signal?.aborted) return undefined;
+        const job = await jobsRepo.findJob(knex, jobId);
+        if (!job) return 'gone';
+        if (jobsRepo.TERMINAL_JOB_STATUSES.includes(job.status)) return job.status;
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        beat();
+        await new Promise((r) => setTimeout(r, Math.min(left, POLL_MS)));
+      }
+    },
+
+    /**
+     * What a fire at `nominalTime` would start now, for a dry run: every rule and statement runs in a transaction
+     * that is rolled back, so nothing is written and no workflow starts.
+     */
+    async preview(schedule: schedules.ScheduleView, nominalTime: Date): Promise<{ job: jobsRepo.JobView } | { reason: string }> {
+      try {
+        const job = await inChangeTransaction(knex, { dryRun: true }, (trx) =>
+          stage(trx, schedule, nominalTime, scheduledJobId(schedule.schedule_id, nominalTime)),
+        );
+        return { job };
+      } catch (err) {
+        if (isRuleRefusal(err)) return { reason: err.message };
+        if (err instanceof RateLimitedError) return { reason: `the fire would wait for the tenant's job bucket: ${err.message}` };
+        throw err;
+      }
+    },
+
+    /** The fire was cancelled (overlap policy `cancel_other`, or a cancel in Temporal): its job is cancelled too. */
+    async cancelJob(jobId: string, reason: string): Promise<boolean> {
+      return recordCancellation(knex, jobId, 'schedule', reason);
+    },
+  };
+}
+
+export type ScheduleFires = ReturnType<typeof createScheduleFires>;
