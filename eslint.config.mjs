@@ -1,6 +1,9 @@
 // Lint: typescript-eslint's type-checked rules, and the import direction of docs/architecture.md.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createRequire } from 'node:module';
+
+const architecture = createRequire(import.meta.url)('./eslint-rules/architecture.js');
 
 /** Imports a folder may not make: each entry is [glob of importers, patterns they may not import, why]. */
 const layers = [
@@ -42,7 +45,27 @@ const layers = [
     ['**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
     'the document is data: schemas and the operation table, with the bounds and event names the domain defines',
   ],
-  ['src/temporal/**', ['**/http/**', '**/routes/**'], 'the Temporal side knows no HTTP'],
+  [
+    'src/temporal/**',
+    ['**/http/**', '**/routes/**', '**/domain/*', '!**/domain/ports', '**/activities/**'],
+    'the Temporal adapters implement the ports in src/domain/ports over the SDK; they call no application service',
+  ],
+  [
+    // The leaf modules at the top of src/: shared by every layer, so they import none of them.
+    'src/{canonical-json,console-settings,env-values,errors,failure-classes,ids,instants,logger,paging,paths,shapes,shutdown}.ts',
+    ['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**', '**/dev/**', '@temporalio/*'],
+    'top-level modules of src/ are leaves every layer imports',
+  ],
+  [
+    'src/dev/**',
+    ['**/domain/**', '**/routes/**', '**/activities/**'],
+    'the dev runner and its servers start the service through its composition, as a process does',
+  ],
+  [
+    'migrations/**',
+    ['../src/*', '!../src/secrets', '../src/*/**', '!../src/secrets/**', '**/activities/**'],
+    'a migration is frozen when it ships: it may use the secret box (its format is versioned), never code that changes',
+  ],
   [
     'console/**',
     ['**/src/db/**', '**/src/domain/**', '**/src/http/**', '**/src/routes/**', '**/src/temporal/**', '@temporalio/*', '**/activities/**'],
@@ -53,14 +76,13 @@ const layers = [
     ['**/db/**', '**/routes/**', '**/http/**'],
     'activities call application functions (src/domain/jobs/run/job-runs.ts), not repositories',
   ],
-  ['src/app.ts', [], 'the app is one part of the API that src/composition.ts assembles'],
 ];
 
-/** src/composition.ts assembles every layer into the API and the worker; only the composition roots load it. */
+/** src/composition/ assembles every layer into the API and the worker; only the composition roots load it. */
 const composition = {
   group: ['**/composition', '**/src/composition'],
   message:
-    'Layering (docs/architecture.md): src/composition.ts is loaded only by the composition roots (the API and worker processes, the dev runner, the test harness, the bench).',
+    'Layering (docs/architecture.md): src/composition/ is loaded only by the composition roots (the API and worker processes, the dev runner, the test harness, the bench).',
 };
 
 export default tseslint.config(
@@ -132,12 +154,31 @@ export default tseslint.config(
     files: ['src/http/**'],
     rules: { '@typescript-eslint/no-unsafe-return': 'off' },
   },
+  {
+    plugins: { architecture },
+    rules: { 'architecture/no-import-cycle': 'error' },
+  },
+  {
+    // A concept of src/domain is reached through its index.ts; tests may reach into a concept to test its parts.
+    files: ['src/**', 'activities/**', 'workflows/**', 'bench/**'],
+    rules: { 'architecture/concept-faces': 'error' },
+  },
+  {
+    files: ['test/**', 'handler-kit/test/**'],
+    rules: { 'architecture/no-sleep-then-assert': 'error' },
+  },
   ...layers.map(([files, patterns, why]) => ({
     files: [files],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [...(patterns.length ? [{ group: patterns, message: `Layering (docs/architecture.md): ${why}.` }] : []), composition] },
+        {
+          patterns: [
+            ...(patterns.length ? [{ group: patterns, message: `Layering (docs/architecture.md): ${why}.` }] : []),
+            // The dev runner is a composition root of its own (`npm start`).
+            ...(files === 'src/dev/**' ? [] : [composition]),
+          ],
+        },
       ],
     },
   })),

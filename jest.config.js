@@ -1,13 +1,42 @@
-/** Integration tests share one Temporal dev server, started in globalSetup; each file has its own Postgres database. */
-module.exports = {
+/**
+ * The suite in tiers (jest projects), each runnable alone (`npm run test:<tier>`):
+ * - unit: pure rules and adapters with stand-ins; no Postgres, no Temporal, nothing started (jest.unit.config.js);
+ * - workflows: workflow code on a Temporal dev server with mocked activities, and the replays of recorded histories;
+ * - integration: the service against real Postgres and a real Temporal server (each file its own database);
+ * - e2e: whole processes and a browser: the operator console, the rendered deployment, the quick start.
+ * Every tier but unit shares one Temporal server and one migrated template database, started in globalSetup.
+ */
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] };
+
+const unit = {
+  displayName: 'unit',
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/handler-kit/test'],
+  transform,
+  roots: ['<rootDir>/test/unit', '<rootDir>/handler-kit/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
+  // The kit's Postgres outage runs a whole stack: it is an integration test kept beside the kit it covers.
+  testPathIgnorePatterns: ['/node_modules/', '/handler-kit/test/postgres-outage\\.test\\.ts$'],
+};
+
+/** A tier on the shared servers: each file that uses Postgres gets a database of its own (test/helpers/suite-database.ts). */
+const onServers = (displayName, testMatch) => ({
+  displayName,
+  testEnvironment: 'node',
+  transform,
+  roots: ['<rootDir>/test', '<rootDir>/handler-kit/test'],
+  testMatch,
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/suite-database.ts'],
+});
+
+module.exports = {
+  projects: [
+    unit,
+    onServers('workflows', ['<rootDir>/test/workflows/**/*.test.ts']),
+    onServers('integration', ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/handler-kit/test/postgres-outage.test.ts']),
+    onServers('e2e', ['<rootDir>/test/e2e/**/*.test.ts', '<rootDir>/test/console/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts']),
+  ],
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-  // Each file that uses Postgres on a database of its own, copied from the template global setup migrated.
-  setupFilesAfterEnv: ['<rootDir>/test/helpers/suite-database.ts'],
   // A bound for a hung test, not a speed target: on a busy 2-core machine (a CPU hog on one core) the suites' longer
   // walks (every operation, a worker killed and respawned) took over a minute.
   testTimeout: 120000,

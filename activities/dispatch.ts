@@ -3,14 +3,14 @@ import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs'
 import { ApplicationFailure } from '@temporalio/activity';
 import { AWAIT_COMPLETION_REPORT, InProcessRegistry } from './in-process/registry';
 import { classifyFailure } from '../src/failure-classes';
-import { workflowIdFor } from '../src/domain/ports/job-gateway.port';
+import { workflowIdFor } from '../src/domain/ports';
 import { toActivityFailure, DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
 import type { Handler } from '../src/shapes';
 import { targetPolicy, type TargetPolicy } from '../src/webhooks/target-policy';
 import { callHttpHandler, type HttpCall } from './http-dispatch';
 import type { Schemas } from '../src/openapi/types';
-import { storableText, unstorableError, unstorableReason } from '../src/domain/jobs/run/storable-outcomes';
+import { storableText, unstorableError, unstorableReason } from '../src/domain/jobs';
 
 const STRICT_POLICY = targetPolicy({ allowHttp: false, allowedPrivateRanges: [] });
 

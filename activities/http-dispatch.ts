@@ -5,7 +5,7 @@ import type { TargetPolicy } from '../src/webhooks/target-policy';
 import type { HttpHandler } from '../src/shapes';
 import { DEPENDENCY_REJECTED, DEPENDENCY_UNAVAILABLE } from './classified';
 import type { CompletionReport } from '../workflows/definitions';
-import { storableText, unstorableError, unstorableReason } from '../src/domain/jobs/run/storable-outcomes';
+import { storableText, unstorableError, unstorableReason } from '../src/domain/jobs';
 
 /** Defaults of an `http` handler's time limits (HttpHandler in src/openapi/schemas/models.ts). */
 export const HTTP_TIMEOUT_SECONDS = 30;

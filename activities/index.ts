@@ -1,15 +1,12 @@
 import type { Knex } from 'knex';
-import type { SecretBox } from '../src/secrets/secret-box';
 import type { Logger } from 'pino';
 import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
 import { context as otelContext, propagation } from '@opentelemetry/api';
-import type { FinishedJob, RecordedOutcome } from '../src/domain/jobs/run/job-outcomes';
-import { CascadeRejected, type FireInput } from '../src/domain/jobs/run/cascades';
-import { createJobRuns, JobMissing } from '../src/domain/jobs/run/job-runs';
-import type { UserSchemaCompiler } from '../src/domain/shared/json-schemas';
-import type { JobGateway } from '../src/domain/ports/job-gateway.port';
+import type { FinishedJob, RecordedOutcome } from '../src/domain/jobs';
+import { CascadeRejected, type FireInput } from '../src/domain/jobs';
+import { JobMissing, type JobRuns } from '../src/domain/jobs';
+import type { JobGateway } from '../src/domain/ports';
 import type { ServiceMetrics } from '../src/observability/metrics';
-import type { JobSlots } from '../src/domain/jobs/launch/job-slots';
 import { launchInLinkedTrace } from '../src/observability/trace-links';
 import { dispatch, stopTask, DispatchClients, DispatchResult } from './dispatch';
 import { classifiedActivities } from './classified';
@@ -18,18 +15,13 @@ import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '
 
 export interface ActivityDeps {
   knex: Knex;
-  /** Opens the `http` handlers' signing secrets (SECRET_KEYS) for the moment of signing. */
-  secrets: Pick<SecretBox, 'open'>;
-  schemas: UserSchemaCompiler;
+  /** The job steps (src/domain/jobs/run/job-runs.ts) the activities call, built once by the composition. */
+  runs: JobRuns;
   gateway: JobGateway;
   clients: DispatchClients;
   log: Logger;
   publicBaseUrl: string;
-  maxCascadeDepth: number;
   metrics?: ServiceMetrics;
-  /** The tenants' running-job caps, which cascade jobs count against. */
-  slots?: JobSlots;
-  perTenantMetrics?: boolean;
   /** Signs the job-scoped completion token each dispatch carries; none: dispatches carry no token. */
   jobTokens?: JobTokens;
   /** How long a dispatched job waits for its report (JOB_COMPLETION_DEADLINE_SECONDS): the job token's lifetime. */
@@ -54,7 +46,7 @@ function traceparent(): { traceparent?: string } {
  */
 export function createActivities(deps: ActivityDeps) {
   const { metrics } = deps;
-  const runs = createJobRuns(deps);
+  const { runs } = deps;
   const cascadeGateway = launchInLinkedTrace(deps.gateway);
 
   /** A job or model the workflow names but the database lacks fails the step for good. */

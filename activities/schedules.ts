@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
-import type { FireOutcome, ScheduleFires } from '../src/domain/schedules/schedule-fires';
-import type { JobGateway } from '../src/domain/ports/job-gateway.port';
+import type { FireOutcome, ScheduleFires } from '../src/domain/schedules';
+import type { JobGateway } from '../src/domain/ports';
 import { classifiedActivities } from './classified';
 
 /** Longest one attempt of `awaitScheduledJob` waits; the workflow asks again (its start-to-close is 6 minutes). */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WebhookConfig } from '../src/webhooks/config';
 import type { SecretBox } from '../src/secrets/secret-box';
-import { createWebhookDeliveries } from '../src/domain/webhooks/webhook-deliveries';
+import { createWebhookDeliveries } from '../src/domain/webhooks';
 import { classifiedActivities } from './classified';
 import { WEBHOOK_ATTEMPT_FAILED, WEBHOOK_TARGET_REFUSED } from '../workflows/webhook-definitions';
 

@@ -4,7 +4,7 @@ import { createKnex, migrateLatest } from '../src/db/knex';
 import { listJobs, type JobFilter } from '../src/db/jobs.repository';
 
 /**
- * The job search at a million jobs (#14): a fresh database with the migrations applied, 1,000,000 jobs of 50 tenants
+ * The job search at a million jobs: a fresh database with the migrations applied, 1,000,000 jobs of 50 tenants
  * (4 domains, 100 services each), 20 models of 3 versions, spread over a year; then each main filter of
  * GET /v2/jobs runs through the repository (the code the route runs): its EXPLAIN (ANALYZE, BUFFERS) and the
  * median latency of a first page and of a page deep in the results (by cursor) of 50 jobs.

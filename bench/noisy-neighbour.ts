@@ -22,7 +22,7 @@ import { httpCaller, load, percentile } from './http-load';
  * The noisy-neighbour phase of `npm run bench` (bench/README.md, "Noisy neighbour"): a quiet tenant's init → success
  * latency, one init at a time, on an idle service and while another tenant floods inits at 32 connections; then the
  * flood again with a per-tenant limit set. Two sides, each its own Temporal server of the same shape, API and worker,
- * interleaved: `before` as before #27 (Temporal's default matcher, no fairness keys, first-come starts) and `after`.
+ * interleaved: `before` without the fairness work (Temporal's default matcher, no fairness keys, first-come starts) and `after`.
  * Limits are off on both sides (the service's defaults would throttle the flood) except where the phase sets one.
  */
 export interface NoisyOptions {

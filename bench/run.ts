@@ -16,7 +16,7 @@ import { NOISY, ONLY, PARKED, PHASES, ROUNDS } from './run/options';
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
  * [--phases jobs,reads,completions] [--inits 200] [--noisy 1500] [--noisy-rounds 1]` (bench/README.md): the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
- * ratios printed per target of issue #18. Not part of the test suite. `--timeline` prints the history of one completion
+ * ratios printed per target of the job-path benchmark. Not part of the test suite. `--timeline` prints the history of one completion
  * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
  * (for profiling the service alone); `--parked 0` skips the memory scenario, `--noisy 0` the noisy neighbour
  * (bench/noisy-neighbour.ts).

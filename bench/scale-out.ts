@@ -12,7 +12,7 @@ import { freePort } from '../src/dev/temporal/dev-server';
 import { loadDevKey, serveJwks, mintDevToken, DEV_ISSUER } from '../src/dev/dev-auth';
 import { startProcess } from './processes';
 import { JOB_STATUS } from '../workflows/search-attributes';
-import { REDELIVER_AFTER_SECONDS } from '../src/domain/jobs/run/outcome-redelivery';
+import { REDELIVER_AFTER_SECONDS } from '../src/domain/jobs';
 
 /**
  * `npm run bench:scale-out [-- --jobs 500] [--kill worker|server] [--down 10]`: two API and two worker processes on

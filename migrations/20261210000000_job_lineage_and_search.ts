@@ -4,7 +4,7 @@ const STATUSES_BEFORE = ['pending', 'running', 'success', 'failure', 'timed_out'
 const TRIGGERS_BEFORE = ['service_init', 'service_update', 'direct', 'assignment', 'cascade'];
 
 /**
- * Jobs as users run them (#14): lineage (root job, with the existing source job, subscription and depth), re-runs,
+ * Jobs as users run them: lineage (root job, with the existing source job, subscription and depth), re-runs,
  * cancellation (status `cancelled`, who and why, the ECS task to stop), the indexes of the job search, and the
  * NOTIFY that wakes `GET ...?wait=` when a job reaches a final status.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Change safety (#15): when each assignment revision was in force and who made it, and who created or last
+ * Change safety: when each assignment revision was in force and who made it, and who created or last
  * moved versions and subscriptions.
  *
  * An assignment revision is in force from `activated_at` (null for a revision written `archived`, which retires

@@ -5,7 +5,7 @@ const triggerCheck = (triggers: string[]) =>
   `ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_trigger_check CHECK ("trigger" IN (${triggers.map((t) => `'${t}'`).join(', ')}))`;
 
 /**
- * Recurring jobs on Temporal Schedules (#31): the schedules (the row is the definition; Temporal holds the calendar
+ * Recurring jobs on Temporal Schedules: the schedules (the row is the definition; Temporal holds the calendar
  * and the paused state), one run per (schedule, nominal time) whether it started a job or was skipped, and the
  * schedule and nominal time on the jobs a schedule started (`trigger = 'schedule'`).
  */

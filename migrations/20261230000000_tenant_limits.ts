@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Tenants cannot starve each other (#27): per-tenant limit overrides, token buckets shared by every API replica,
+ * Tenants cannot starve each other: per-tenant limit overrides, token buckets shared by every API replica,
  * a job's priority, jobs held while their tenant is at its running-job cap, and the notification that frees a slot.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -5,7 +5,7 @@ const triggerCheck = (triggers: string[]) =>
   `ALTER TABLE model_jobs ADD CONSTRAINT model_jobs_trigger_check CHECK ("trigger" IN (${triggers.map((t) => `'${t}'`).join(', ')}))`;
 
 /**
- * Progressive delivery of model versions (#32): shadow jobs (`trigger = 'shadow'`, one per primary job and shadow
+ * Progressive delivery of model versions: shadow jobs (`trigger = 'shadow'`, one per primary job and shadow
  * assignment), why a revision left force (`status_reason`: promoted, rolled back, the guardrail), and one active
  * canary per primary key of a domain.
  */

@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
 import { commaSeparated, ConfigError, integer, decimal, type Env } from './env-values';
-import type { LimitDefaults } from './domain/shared/limits';
+import type { LimitDefaults } from './domain/shared';
 import type { HttpLimits } from './http/server';
 import { parseSecretKeys } from './secrets/secret-keys';
 import type { SecretKey } from './secrets/secret-box';

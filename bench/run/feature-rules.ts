@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
-import { FeatureRules } from '../../src/domain/shared/features';
+import { UserSchemaCompiler } from '../../src/domain/shared';
+import { FeatureRules } from '../../src/domain/shared';
 import { fmt } from './figures';
 import { FEATURES } from './fixtures';
 

@@ -1,4 +1,4 @@
-import { FeatureDefinition } from '../../src/domain/shared/features';
+import { FeatureDefinition } from '../../src/domain/shared';
 import { createApiClient } from '../../client';
 import type { Service } from './stack';
 

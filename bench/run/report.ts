@@ -10,7 +10,7 @@ export function printHeader() {
   );
 }
 
-/** Each target of issue #18: the two sides' medians (each round's figures in brackets), their ratio, met or not. */
+/** Each target of the job-path benchmark: the two sides' medians (each round's figures in brackets), their ratio, met or not. */
 export function printTargets({ m, all }: Figures, reads: Read[]) {
   console.log("\nmedians of the rounds (each round's figures after the slash-separated lists)");
   const rows: [string, string, string, number, string, boolean][] = [];

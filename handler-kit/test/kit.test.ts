@@ -59,7 +59,7 @@ describe('the handler kit', () => {
     const port = new URL(service.url).port;
     await service.close();
     const pending = createJobHandler(() => ({ ok: true }), { initialDelayMs: 100 })(job(service.url));
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // clock: the outage lasts this long, so the first attempts meet a closed port
     // The service comes back on the same port.
     const received: unknown[] = [];
     const back = http.createServer((req, res) => {

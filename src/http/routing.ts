@@ -10,12 +10,12 @@ import type { JobTokens } from '../auth/job-tokens';
 import { authorize } from './auth-middleware';
 import { pageRequest } from '../paging';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
-import type { JobRequestContext } from '../domain/jobs/jobs.service';
-import type { ChangeContext } from '../domain/shared/dry-run';
+import type { JobRequestContext } from '../domain/jobs';
+import type { ChangeContext } from '../domain/shared';
 import { actorOf } from '../auth/principal';
 import { visibleTenants } from '../auth/access';
 import type { OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from '../openapi/types';
-import type { Admission } from '../domain/jobs/launch/admission';
+import type { Admission } from '../domain/jobs';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 export interface RoutingDeps {

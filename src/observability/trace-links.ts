@@ -1,5 +1,5 @@
 import { trace, SpanKind } from '@opentelemetry/api';
-import type { JobGateway } from '../domain/ports/job-gateway.port';
+import type { JobGateway } from '../domain/ports';
 
 const tracer = () => trace.getTracer('model-orchestration');
 

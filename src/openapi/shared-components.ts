@@ -1,6 +1,6 @@
 /** Reusable parameters, headers and error responses of the OpenAPI document. */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging';
-import { MAX_OUTPUT_BYTES, MAX_OUTPUT_DEPTH, MAX_OUTPUT_VALUES, OUTPUT_UNSTORABLE } from '../domain/jobs/run/storable-outcomes';
+import { MAX_OUTPUT_BYTES, MAX_OUTPUT_DEPTH, MAX_OUTPUT_VALUES, OUTPUT_UNSTORABLE } from '../domain/jobs';
 
 const requestId = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 /** An ErrorResponse, with an example whose message has the form the service's own message of that status has. */

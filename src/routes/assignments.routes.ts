@@ -1,7 +1,7 @@
 import type { Register } from './types';
 import { page, jobContext, changeContext } from '../http/routing';
-import type { AssignmentsService } from '../domain/assignments/assignments.service';
-import type { createJobStarts } from '../domain/jobs/launch/job-requests';
+import type { AssignmentsService } from '../domain/assignments';
+import type { createJobStarts } from '../domain/jobs';
 
 export function registerAssignmentRoutes(route: Register, assignments: AssignmentsService, starts: ReturnType<typeof createJobStarts>) {
   route('upsertDomainAssignment', async (r) =>

@@ -1,7 +1,7 @@
 import type { Register } from './types';
 import { page } from '../http/routing';
 import { visibleTenants } from '../auth/access';
-import type { createClientsService } from '../domain/tenants/clients.service';
+import type { createClientsService } from '../domain/tenants';
 
 export function registerClientRoutes(route: Register, clients: ReturnType<typeof createClientsService>) {
   route('listClients', async (r) => clients.list(page(r), { status: r.query.status, only: visibleTenants(r.ctx.state.principal) }));

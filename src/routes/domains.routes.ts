@@ -1,7 +1,7 @@
 import type { Register } from './types';
 import { page, changeContext } from '../http/routing';
-import type { createDomainsService } from '../domain/domains/domains.service';
-import type { AssignmentsService } from '../domain/assignments/assignments.service';
+import type { createDomainsService } from '../domain/domains';
+import type { AssignmentsService } from '../domain/assignments';
 
 export function registerDomainRoutes(route: Register, domains: ReturnType<typeof createDomainsService>, assignments: AssignmentsService) {
   route('createDomain', async ({ params, body }) => domains.create(params.client_id, body));

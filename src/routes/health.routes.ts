@@ -1,5 +1,5 @@
 import type { ServingState } from '../http/serving-state';
-import type { HealthService } from '../domain/health/health.service';
+import type { HealthService } from '../domain/health';
 import type { Register } from './types';
 
 export function registerHealthRoutes(route: Register, health: HealthService, serving: ServingState) {

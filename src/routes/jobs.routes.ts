@@ -1,7 +1,7 @@
 import type { Register } from './types';
 import { page, jobContext } from '../http/routing';
-import type { JobsService } from '../domain/jobs/jobs.service';
-import type { createJobStarts } from '../domain/jobs/launch/job-requests';
+import type { JobsService } from '../domain/jobs';
+import type { createJobStarts } from '../domain/jobs';
 
 /** The search filters of a job list's query: everything but the page parameters. */
 function filtersOf<Q extends { limit?: number; cursor?: string }>(query: Q): Omit<Q, 'limit' | 'cursor'> {

@@ -1,9 +1,9 @@
 import type { Register } from './types';
 import { page, changeContext } from '../http/routing';
 import { visibleTenants } from '../auth/access';
-import type { createModelsService } from '../domain/models/models.service';
-import type { createRetirementService } from '../domain/models/retirement.service';
-import type { createAliasesService } from '../domain/models/aliases.service';
+import type { createModelsService } from '../domain/models';
+import type { createRetirementService } from '../domain/models';
+import type { createAliasesService } from '../domain/models';
 
 export function registerModelRoutes(
   route: Register,

@@ -1,6 +1,6 @@
 import type { Register } from './types';
 import { changeContext } from '../http/routing';
-import type { RolloutsService } from '../domain/assignments/rollouts.service';
+import type { RolloutsService } from '../domain/assignments';
 
 /** Progressive delivery of a domain's canary and shadow assignments (docs/progressive-delivery.md). */
 export function registerRolloutRoutes(route: Register, rollouts: RolloutsService) {

@@ -1,7 +1,7 @@
 import type { Register } from './types';
 import { changeContext, page, type RouteContext } from '../http/routing';
 import { actorOf } from '../auth/principal';
-import type { ScheduleScope, SchedulesService } from '../domain/schedules/schedules.service';
+import type { ScheduleScope, SchedulesService } from '../domain/schedules';
 
 /**
  * The three schedule collections (docs/schedules.md): a tenant's service re-scorings under

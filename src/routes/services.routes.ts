@@ -1,6 +1,6 @@
 import type { Register } from './types';
 import { page, jobContext, changeContext } from '../http/routing';
-import type { createServicesService } from '../domain/services/services.service';
+import type { createServicesService } from '../domain/services';
 
 export function registerServiceRoutes(route: Register, services: ReturnType<typeof createServicesService>) {
   route('initService', async (r) => services.init(r.params.client_id, r.params.domain_id, r.body, jobContext(r, 'initService')));

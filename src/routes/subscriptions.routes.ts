@@ -1,6 +1,6 @@
 import type { Register } from './types';
 import { page, changeContext } from '../http/routing';
-import type { createSubscriptionsService } from '../domain/models/subscriptions.service';
+import type { createSubscriptionsService } from '../domain/models';
 
 export function registerSubscriptionRoutes(route: Register, subscriptions: ReturnType<typeof createSubscriptionsService>) {
   route('createSubscription', async (r) => subscriptions.create(r.params.model_id, r.body, changeContext(r).actor));

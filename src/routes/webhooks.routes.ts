@@ -1,6 +1,6 @@
 import type { Register } from './types';
 import { page } from '../http/routing';
-import type { WebhooksService } from '../domain/webhooks/webhooks.service';
+import type { WebhooksService } from '../domain/webhooks';
 
 /** Tenant endpoints under /v2/clients/{client_id}/webhooks, and platform-wide ones (owner null) under /v2/webhooks. */
 export function registerWebhookRoutes(route: Register, webhooks: WebhooksService) {

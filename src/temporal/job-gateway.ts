@@ -13,7 +13,7 @@ import {
   type ClosedUnfinished,
   type JobGateway,
   type Readiness,
-} from '../domain/ports/job-gateway.port';
+} from '../domain/ports';
 import type { Config } from '../config';
 import { missingSearchAttributes, SearchAttributesMissingError } from './search-attributes';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -104,7 +104,7 @@ export function createJobGateway(options: {
   startWaitMs?: number;
   /** Counts the workflows this process starts, by job type and trigger. */
   metrics?: ServiceMetrics;
-  /** `false` (JOB_FAIRNESS=off): workflows start with no priority, fairness key or weight, as before #27. */
+  /** `false` (JOB_FAIRNESS=off): workflows start with no priority, fairness key or weight (first come, first served). */
   fairness?: boolean;
 }): JobGateway {
   const { client, taskQueue, namespace, uiUrl, completionDeadlineSeconds } = options;

@@ -21,7 +21,7 @@ import {
   ScheduleSpecRefused,
   type ScheduleDefinition,
   type ScheduleGateway,
-} from '../domain/ports/schedule-gateway.port';
+} from '../domain/ports';
 
 /**
  * The one place the service talks to Temporal about schedules: the Temporal Schedule id, the fire workflow it

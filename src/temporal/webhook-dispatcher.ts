@@ -5,7 +5,7 @@ import { inTransaction } from '../db/transaction';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { createWebhookLauncher } from './webhook-launcher';
-import type { WebhookLauncher, WebhookQueue } from '../domain/ports/webhook-launcher.port';
+import type { WebhookLauncher, WebhookQueue } from '../domain/ports';
 
 /** Events fanned out per transaction. */
 const BATCH = 100;

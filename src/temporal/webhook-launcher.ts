@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { WebhookConfig } from '../webhooks/config';
-import type { WebhookLauncher } from '../domain/ports/webhook-launcher.port';
+import type { WebhookLauncher } from '../domain/ports';
 import { WEBHOOK_QUEUE_WOKEN, type WebhookQueueInput } from '../../workflows/webhook-definitions';
 
 export function webhookWorkflowId(webhookId: string, orderingKey: string): string {

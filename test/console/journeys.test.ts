@@ -6,7 +6,7 @@ import { activeModel, addVersion, initService, tenantWithDomain, FEATURES } from
 import { TestIdp } from '../helpers/tokens';
 import { launchBrowser, requireConsoleBuild, seriousViolations, trackScripts } from './browser';
 
-// The operator console (#33) in a real browser against the real app: Postgres, Temporal, a worker.
+// The operator console in a real browser against the real app: Postgres, Temporal, a worker.
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', 'docs', 'images') : undefined;
 const UI_WAIT = 30_000;
 // Page-side expressions as strings: the suite's TypeScript has no DOM library.

@@ -21,8 +21,14 @@ import { testEnv } from './test-env';
 import { TestIdp, ISSUER, AUDIENCE } from './tokens';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 import { ContractChecker, contractMiddleware } from './contract';
-import { slotReleaserFor } from '../../src/temporal/slot-releaser-factory';
-import { composeApi, composeWorker, temporalClientInterceptors, type ApiParts, type WorkerParts } from '../../src/composition';
+import {
+  composeApi,
+  composeWorker,
+  slotReleaserFor,
+  temporalClientInterceptors,
+  type ApiParts,
+  type WorkerParts,
+} from '../../src/composition';
 
 export const PLATFORM_CLIENT = 'platform-app';
 export const ALL_SCOPES = ['admin'];

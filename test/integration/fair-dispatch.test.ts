@@ -60,7 +60,7 @@ describe('fair dispatch', () => {
     let h: Harness;
     beforeAll(async () => {
       // No worker yet: the backlog waits in Temporal's task queue until one polls.
-      // CHECK_FIFO=1 runs it with JOB_FAIRNESS=off, as before #27: then it fails (the quiet job waits its turn).
+      // CHECK_FIFO=1 runs it with JOB_FAIRNESS=off, first come, first served: then it fails (the quiet job waits its turn).
       h = await Harness.start({ env: { JOB_FAIRNESS: process.env.CHECK_FIFO ? 'off' : 'on' } });
     });
 

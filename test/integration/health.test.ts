@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { Client } from '@temporalio/client';
 import { TemporalConnection } from '../../src/temporal/connection';
-import { createApp } from '../../src/app';
+import { createApp } from '../../src/composition';
 import { loadConfig } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { createJobGateway } from '../../src/temporal/job-gateway';

@@ -5,6 +5,7 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import pino from 'pino';
 import type { Knex } from 'knex';
 import { createActivities } from '../../activities';
+import { createJobRuns } from '../../src/domain/jobs/run/job-runs';
 import { DEPENDENCY_UNAVAILABLE } from '../../activities/classified';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { createKnex } from '../../src/db/knex';
@@ -33,19 +34,19 @@ describe('job activities while Postgres is unreachable', () => {
   let activities: ReturnType<typeof createActivities>;
   beforeAll(() => {
     knex = createKnex('postgres://postgres@127.0.0.1:1/none', { max: 1 });
+    const log = pino({ level: 'silent' });
+    const runs = createJobRuns({ knex, schemas: new UserSchemaCompiler(), gateway, log, maxCascadeDepth: 5, secrets: testSecretBox });
     activities = createActivities({
       knex,
-      schemas: new UserSchemaCompiler(),
+      runs,
       gateway,
       clients: {
         lambda: new LambdaClient({ region: 'eu-west-1' }),
         ecs: new ECSClient({ region: 'eu-west-1' }),
         inProcess: builtinImplementations,
       },
-      log: pino({ level: 'silent' }),
+      log,
       publicBaseUrl: 'http://127.0.0.1:9',
-      maxCascadeDepth: 5,
-      secrets: testSecretBox,
     });
   });
   afterAll(() => knex.destroy());

@@ -1,26 +1,25 @@
 import type { Knex } from 'knex';
+import { DEFAULT_ASSIGNMENT_KEY } from './assignment-keys';
 import * as repo from '../../db/assignments.repository';
 import * as servicesRepo from '../../db/services.repository';
 import { lockDomain, touchDomain, type DomainRow } from '../../db/domains.repository';
 import { canonicalJson } from '../../canonical-json';
 import { newestVersion, findModel } from '../../db/models.repository';
-import { requireDomain, requireService, requireAssignableVersion } from '../shared/lookups';
-import type { FeatureRules } from '../shared/features';
-import { formatFeatureProblems } from '../shared/features';
-import { freezeIncompatibilities } from '../shared/freeze';
+import { requireDomain, requireService, requireAssignableVersion } from '../shared';
+import type { FeatureRules } from '../shared';
+import { formatFeatureProblems } from '../shared';
+import { freezeIncompatibilities } from '../shared';
 import { mapPage, PageRequest } from '../../paging';
 import { AssignmentBlockedError, BlockingService, ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../../errors';
 import type { Db } from '../../db/types';
-import { toAssignment, toDomain } from '../shared/views';
+import { toAssignment, toDomain } from '../shared';
 import type { Schemas } from '../../openapi/types';
-import { webhookEvents } from '../webhooks/outbox';
-import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext, type ChangePreview } from '../shared/dry-run';
-import type { AssignmentCompatibility, Compatibility } from '../models/compatibility';
+import { webhookEvents } from '../webhooks';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext, type ChangePreview } from '../shared';
+import type { AssignmentCompatibility, Compatibility } from '../models';
 import { isRolloutRole, rolloutSettings } from './rollout-settings';
 import { activeChallengers } from '../../db/rollouts.repository';
 import { findAliasForShare } from '../../db/aliases.repository';
-
-export const DEFAULT_ASSIGNMENT_KEY = 'default';
 
 /** An assignment upsert as the API takes it (the keyed routes; the collection routes add `assignment_key`). */
 export type AssignmentBody = Schemas['AssignmentBody'];
@@ -60,7 +59,7 @@ export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules
       },
       actor,
     );
-    await webhookEvents.assignmentChanged(trx, row, scope); // webhooks (#16): outbox row in this transaction
+    await webhookEvents.assignmentChanged(trx, row, scope); // the webhook event's outbox row commits with the change
     return row;
   }
 

@@ -7,7 +7,7 @@ import { inTransaction } from '../../db/transaction';
 import { storedRolloutSettings } from './rollout-settings';
 import { rolloutChain } from './rollout-chain';
 import { sideReport } from './rollout-report';
-import { webhookEvents } from '../webhooks/outbox';
+import { webhookEvents } from '../webhooks';
 
 /** Who the assignment history names for an automatic rollback. */
 export const GUARDRAIL_ACTOR = 'guardrail';

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../errors';
-import { DEFAULT_ASSIGNMENT_KEY } from './assignments.service';
+import { DEFAULT_ASSIGNMENT_KEY } from './assignment-keys';
 
 /** The roles with a meaning (docs/progressive-delivery.md); any other role stays free-form, `null` is the primary. */
 export const ROLLOUT_ROLES = ['canary', 'shadow'] as const;

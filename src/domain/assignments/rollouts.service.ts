@@ -3,16 +3,16 @@ import * as repo from '../../db/assignments.repository';
 import * as rollouts from '../../db/rollouts.repository';
 import { lockDomain, type DomainRow } from '../../db/domains.repository';
 import type { Db } from '../../db/types';
-import { requireDomain, requireAssignableVersion } from '../shared/lookups';
-import type { FeatureRules } from '../shared/features';
+import { requireDomain, requireAssignableVersion } from '../shared';
+import type { FeatureRules } from '../shared';
 import type { AssignmentsService } from './assignments.service';
 import { selectCanary } from './canary-selection';
 import { isRolloutRole, storedRolloutSettings } from './rollout-settings';
 import { rolloutChain } from './rollout-chain';
 import { compareOutputs, sideReport } from './rollout-report';
-import { toAssignment } from '../shared/views';
-import { webhookEvents } from '../webhooks/outbox';
-import { inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared/dry-run';
+import { toAssignment } from '../shared';
+import { webhookEvents } from '../webhooks';
+import { inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared';
 import { inTransaction } from '../../db/transaction';
 import { NotFoundError, UnprocessableError } from '../../errors';
 
@@ -125,7 +125,7 @@ export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; a
           ...promoted
         } = await assignments.upsertDomainIn(trx, domain, settings.primary_key, body, change);
         const archived = (await rollouts.archiveWithReason(trx, row.assignment_id, change.actor, 'promoted'))!;
-        await webhookEvents.assignmentChanged(trx, archived, scope); // webhooks (#16): outbox row in this transaction
+        await webhookEvents.assignmentChanged(trx, archived, scope); // the webhook event's outbox row commits with the change
         return {
           ...(change.dryRun ? { dry_run: true as const } : {}),
           primary: promoted,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { JobGateway } from '../ports/job-gateway.port';
+import type { JobGateway } from '../ports';
 import { pendingMigrations } from '../../db/migration-status';
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

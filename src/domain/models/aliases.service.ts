@@ -5,13 +5,13 @@ import { inTransaction } from '../../db/transaction';
 import { AssignmentBlockedError, ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../../errors';
 import { mapPage, type PageRequest } from '../../paging';
 import type { Schemas } from '../../openapi/types';
-import { requireModel } from '../shared/lookups';
-import { webhookEvents } from '../webhooks/outbox';
-import { assignRefusal } from '../shared/version-status';
-import { toVersion } from '../shared/views';
-import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared/dry-run';
+import { requireModel } from '../shared';
+import { webhookEvents } from '../webhooks';
+import { assignRefusal } from '../shared';
+import { toVersion } from '../shared';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared';
 import { activeFollowers } from '../../db/assignments.repository';
-import type { createAssignmentsService } from '../assignments/assignments.service';
+import type { createAssignmentsService } from '../assignments';
 
 type Repointer = Pick<ReturnType<typeof createAssignmentsService>, 'repointIn'>;
 

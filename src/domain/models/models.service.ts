@@ -2,11 +2,11 @@ import { inTransaction } from '../../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../../db/models.repository';
 import * as subs from '../../db/subscriptions.repository';
-import { requireModel, requireVersion } from '../shared/lookups';
-import type { FeatureRules } from '../shared/features';
-import type { UserSchemaCompiler } from '../shared/json-schemas';
-import { canonicalJson } from '../shared/json-schemas';
-import { canMoveVersion, VERSION_TRANSITIONS } from '../shared/version-status';
+import { requireModel, requireVersion } from '../shared';
+import type { FeatureRules } from '../shared';
+import type { UserSchemaCompiler } from '../shared';
+import { canonicalJson } from '../shared';
+import { canMoveVersion, VERSION_TRANSITIONS } from '../shared';
 import { mapPage, type PageRequest } from '../../paging';
 import { isUniqueViolation } from '../../db/types';
 import { uuidv7 } from '../../ids';
@@ -14,10 +14,10 @@ import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } f
 import { artifactsProblem } from './artifacts';
 import { assertArchivable } from './retirement.service';
 import { findAlias } from '../../db/aliases.repository';
-import { toModel, toVersion } from '../shared/views';
+import { toModel, toVersion } from '../shared';
 import type { Schemas } from '../../openapi/types';
-import { webhookEvents } from '../webhooks/outbox';
-import { emptyPreview, inChangeTransaction, shows, UNATTRIBUTED, type ChangeContext } from '../shared/dry-run';
+import { webhookEvents } from '../webhooks';
+import { emptyPreview, inChangeTransaction, shows, UNATTRIBUTED, type ChangeContext } from '../shared';
 import { narrowReport, type Compatibility } from './compatibility';
 import { activeAssignmentsOfModel } from '../../db/assignments.repository';
 import { hasHandlerSecret, writeHandlerSecret } from '../../db/handler-secrets.repository';
@@ -192,7 +192,7 @@ export function createModelsService(deps: {
         await repo.updateModel(trx, modelId, changes);
         const secret = await ensureHandlerSecret(trx, modelId, changes.handlers);
         const stale = staleningChange(before!, changes) ? await subs.markStale(trx, modelId) : [];
-        await webhookEvents.subscriptionsStale(trx, stale); // webhooks (#16): outbox rows in this transaction
+        await webhookEvents.subscriptionsStale(trx, stale); // the webhook events' outbox rows commit with the change
         return {
           ...(await envelope(trx, modelId)),
           stale_subscriptions: stale,
@@ -281,7 +281,7 @@ export function createModelsService(deps: {
         }
         if (status === 'archived' && current!.status !== 'archived') await assertArchivable(trx, modelId, version);
         const updated = await repo.setVersionStatus(trx, modelId, version, status, change.actor);
-        if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
+        if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version);
         if (!change.dryRun) return toVersion(updated);
         const bound = await activeAssignmentsOfModel(trx, modelId, version);
         return {

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/types';
 import type { ScheduleView } from '../../db/schedules.repository';
 import { toScheduleRecord } from './schedule.view';
-import { recordEvent } from '../webhooks/outbox';
+import { recordEvent } from '../webhooks';
 
 /** What a `schedule.changed` event announces. */
 export type ScheduleChange = 'created' | 'updated' | 'paused' | 'unpaused' | 'deleted';

@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { inTransaction } from '../../db/transaction';
-import { inChangeTransaction } from '../shared/dry-run';
+import { inChangeTransaction } from '../shared';
 import * as models from '../../db/models.repository';
 import * as schedules from '../../db/schedules.repository';
 import * as jobsRepo from '../../db/jobs.repository';
 import { deterministicUuid } from '../../ids';
 import { ServiceError, ConflictError, RateLimitedError, UnprocessableError } from '../../errors';
-import { runRefusal, TRAINABLE_STATUSES } from '../shared/version-status';
-import { requireModel, requireVersion } from '../shared/lookups';
-import { recordCancellation } from '../jobs/run/job-outcomes';
-import type { JobsService } from '../jobs/jobs.service';
-import type { createServicesService } from '../services/services.service';
-import { webhookEvents } from '../webhooks/outbox';
+import { runRefusal, TRAINABLE_STATUSES } from '../shared';
+import { requireModel, requireVersion } from '../shared';
+import { recordCancellation } from '../jobs';
+import type { JobsService } from '../jobs';
+import type { createServicesService } from '../services';
+import { webhookEvents } from '../webhooks';
 import { scheduleEvents } from './schedule-events';
 
 /** How often a fire reads its job's status while it waits for the job to end. */
@@ -76,7 +76,7 @@ export function createScheduleFires(deps: {
         throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
       }
       await models.setVersionStatus(trx, modelId, version, 'training');
-      await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16)
+      await webhookEvents.versionStatusChanged(trx, modelId, version);
     } else {
       const row = await requireVersion(trx, modelId, version);
       const refusal = runRefusal(version, row.status, 'direct');

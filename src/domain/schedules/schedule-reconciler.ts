@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { reconcileSchedules } from './schedules.service';
-import type { ScheduleGateway } from '../ports/schedule-gateway.port';
+import type { ScheduleGateway } from '../ports';
 
 /**
  * A schedule's row and its Temporal Schedule change in one transaction, but a commit can still be lost after

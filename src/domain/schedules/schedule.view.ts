@@ -1,6 +1,6 @@
 import { iso } from '../../db/types';
 import type { ScheduleRunRow, ScheduleView } from '../../db/schedules.repository';
-import { temporalScheduleIdFor } from '../ports/schedule-gateway.port';
+import { temporalScheduleIdFor } from '../ports';
 
 /** How many of Temporal's next fire times a schedule shows. */
 const NEXT_FIRE_TIMES = 5;

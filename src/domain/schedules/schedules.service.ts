@@ -10,13 +10,13 @@ import { uuidv7 } from '../../ids';
 import { InvalidInputError, NotFoundError, UnavailableError, UnprocessableError } from '../../errors';
 import type { OverlapPolicy, SchedulePolicies } from '../../shapes';
 import type { Schemas } from '../../openapi/types';
-import { ScheduleSpecRefused, type ScheduleDefinition, type ScheduleGateway } from '../ports/schedule-gateway.port';
+import { ScheduleSpecRefused, type ScheduleDefinition, type ScheduleGateway } from '../ports';
 import { assertValidSpec, fireTimes } from './schedule-spec';
 import { toSchedule } from './schedule.view';
 import type { ScheduleFires } from './schedule-fires';
-import type { Admission } from '../jobs/launch/admission';
-import { assertClientActive, requireClient } from '../shared/lookups';
-import { UNATTRIBUTED, type ChangeContext } from '../shared/dry-run';
+import type { Admission } from '../jobs';
+import { assertClientActive, requireClient } from '../shared';
+import { UNATTRIBUTED, type ChangeContext } from '../shared';
 import { scheduleEvents } from './schedule-events';
 
 /** A schedule collection: a tenant's service re-scorings, or the schedules of model versions of one action. */

@@ -1,26 +1,26 @@
-import { runRefusal } from '../shared/version-status';
+import { runRefusal } from '../shared';
 import { inTransaction } from '../../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../../db/services.repository';
 import { shareLockActiveWithFreeze } from '../../db/assignments.repository';
-import { requireClient, assertClientActive, requireDomain, requireDomainOfActiveClient, requireService } from '../shared/lookups';
-import { DEFAULT_ASSIGNMENT_KEY } from '../assignments/assignments.service';
-import type { FeatureRules, FeatureValues } from '../shared/features';
-import { formatFeatureProblems } from '../shared/features';
+import { requireClient, assertClientActive, requireDomain, requireDomainOfActiveClient, requireService } from '../shared';
+import { DEFAULT_ASSIGNMENT_KEY } from '../assignments';
+import type { FeatureRules, FeatureValues } from '../shared';
+import { formatFeatureProblems } from '../shared';
 import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
-import type { JobsService, JobRequestContext } from '../jobs/jobs.service';
+import type { JobsService, JobRequestContext } from '../jobs';
 import { mapPage, type PageRequest } from '../../paging';
 import type { DomainRow } from '../../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../../errors';
 import type { Db } from '../../db/types';
-import { canonicalJson } from '../shared/json-schemas';
-import { toService } from '../shared/views';
+import { canonicalJson } from '../shared';
+import { toService } from '../shared';
 import type { Schemas } from '../../openapi/types';
 import { findVersion } from '../../db/models.repository';
-import { webhookEvents } from '../webhooks/outbox';
-import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared/dry-run';
+import { webhookEvents } from '../webhooks';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared';
 import type { AssignmentRow } from '../../db/assignments.repository';
-import { canaryRouteFor } from '../assignments/canary-selection';
+import { canaryRouteFor } from '../assignments';
 
 export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
   const { knex, rules, jobs } = deps;
@@ -227,7 +227,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           );
         }
         const updated = await repo.updateService(trx, current.service_uuid, { status });
-        if (status !== current.status) await webhookEvents.serviceStatusChanged(trx, current.service_uuid); // webhooks (#16)
+        if (status !== current.status) await webhookEvents.serviceStatusChanged(trx, current.service_uuid);
         return toService(updated, domainId);
       });
     },

@@ -5,8 +5,8 @@ import * as services from '../../db/services.repository';
 import * as models from '../../db/models.repository';
 import * as subscriptions from '../../db/subscriptions.repository';
 import type { AssignmentRow, Scope } from '../../db/assignments.repository';
-import { toAssignment, toJob, toModel, toService, toSubscription, toVersion } from '../shared/views';
-import { workflowIdFor } from '../ports/job-gateway.port';
+import { toAssignment, toJob, toModel, toService, toSubscription, toVersion } from '../shared';
+import { workflowIdFor } from '../ports';
 import { jobEventType, EventType, PING_EVENT_TYPE } from './event-types';
 
 /**

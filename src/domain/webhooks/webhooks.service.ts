@@ -4,12 +4,12 @@ import type { Logger } from 'pino';
 import * as repo from '../../db/webhooks.repository';
 import { inTransaction } from '../../db/transaction';
 import { mapPage, type PageRequest } from '../../paging';
-import { requireClient } from '../shared/lookups';
+import { requireClient } from '../shared';
 import { recordEvent } from './outbox';
 import { newSecret } from '../../webhooks/signature';
 import { checkTarget, TargetPolicy, TargetRefused } from '../../webhooks/target-policy';
 import { PING_EVENT_TYPE, REGISTRY_EVENT_TYPES } from './event-types';
-import type { WebhookLauncher } from '../ports/webhook-launcher.port';
+import type { WebhookLauncher } from '../ports';
 import type { SecretBox } from '../../secrets/secret-box';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../errors';
 

@@ -1,5 +1,5 @@
 import { id, described, ref, ts } from './common';
-import { LIMIT_BOUNDS } from '../../domain/shared/limits';
+import { LIMIT_BOUNDS } from '../../domain/shared';
 
 const limitFields = {
   jobs_per_second: described(

@@ -1,5 +1,5 @@
 import { id, dateTime, described } from './common';
-import { EVENT_TYPES } from '../../domain/webhooks/event-types';
+import { EVENT_TYPES } from '../../domain/webhooks';
 
 const nullableTime = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description });
 const eventTypes = {

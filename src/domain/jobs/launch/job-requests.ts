@@ -2,24 +2,17 @@ import { inTransaction } from '../../../db/transaction';
 import type { Knex } from 'knex';
 import * as models from '../../../db/models.repository';
 import * as assignmentsRepo from '../../../db/assignments.repository';
-import {
-  requireClient,
-  assertClientActive,
-  requireDomainOfActiveClient,
-  requireService,
-  requireVersion,
-  requireModel,
-} from '../../shared/lookups';
-import { runRefusal, TRAINABLE_STATUSES } from '../../shared/version-status';
+import { requireClient, assertClientActive, requireDomainOfActiveClient, requireService, requireVersion, requireModel } from '../../shared';
+import { runRefusal, TRAINABLE_STATUSES } from '../../shared';
 import type { JobsService, JobRequestContext } from '../jobs.service';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../../errors';
 import { TERMINAL_JOB_STATUSES, type JobView } from '../../../db/jobs.repository';
 import { findServiceByUuid, lockServiceByUuid, updateService } from '../../../db/services.repository';
 import type { Principal } from '../../../auth/principal';
 import type { Schemas } from '../../../openapi/types';
-import { webhookEvents } from '../../webhooks/outbox';
-import type { FeatureRules } from '../../shared/features';
-import { canaryRouteFor } from '../../assignments/canary-selection';
+import { webhookEvents } from '../../webhooks';
+import type { FeatureRules } from '../../shared';
+import { canaryRouteFor } from '../../assignments';
 
 type StartBody = Schemas['JobStartRequest'];
 
@@ -140,7 +133,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
               );
             }
             await models.setVersionStatus(trx, original.model_id, original.model_version, 'training');
-            await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version); // webhooks (#16)
+            await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version);
           } else {
             const version = await requireVersion(trx, original.model_id, original.model_version);
             const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
@@ -173,7 +166,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
             throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
           }
           await models.setVersionStatus(trx, modelId, version, 'training');
-          await webhookEvents.versionStatusChanged(trx, modelId, version); // webhooks (#16): outbox row in this transaction
+          await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
           return jobs.stage(
             trx,
             {

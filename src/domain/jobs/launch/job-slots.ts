@@ -2,8 +2,8 @@ import * as repo from '../../../db/jobs.repository';
 import { findClient } from '../../../db/clients.repository';
 import type { Db } from '../../../db/types';
 import { inTransaction } from '../../../db/transaction';
-import { effectiveLimits, tenantClass, type LimitDefaults, type TenantLimits } from '../../shared/limits';
-import { fairnessKeyFor } from '../../ports/job-gateway.port';
+import { effectiveLimits, tenantClass, type LimitDefaults, type TenantLimits } from '../../shared';
+import { fairnessKeyFor } from '../../ports';
 import { FairStarts } from './start-queue';
 import { jobStarter, type StarterDeps } from './job-starter';
 

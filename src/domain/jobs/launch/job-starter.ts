@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobView } from '../../../db/jobs.repository';
-import { WorkflowStartRefused, type JobGateway } from '../../ports/job-gateway.port';
+import { WorkflowStartRefused, type JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import type { UserSchemaCompiler } from '../../shared/json-schemas';
+import type { UserSchemaCompiler } from '../../shared';
 import { markStartRefused } from '../run/job-outcomes';
 
 export interface StarterDeps {

@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import { findJobs, staleOrphans, TERMINAL_JOB_STATUSES, type OrphanCursor } from '../../../db/jobs.repository';
 import { markWorkflowClosed } from '../run/job-outcomes';
 import { jobStarter } from './job-starter';
-import { UserSchemaCompiler } from '../../shared/json-schemas';
+import { UserSchemaCompiler } from '../../shared';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import type { JobGateway } from '../../ports/job-gateway.port';
+import type { JobGateway } from '../../ports';
 import { redeliverUnconfirmed } from '../run/outcome-redelivery';
 
 const ORPHANS_PER_BATCH = 100;

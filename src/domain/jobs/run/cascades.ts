@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import * as jobs from '../../../db/jobs.repository';
 import * as models from '../../../db/models.repository';
 import * as subs from '../../../db/subscriptions.repository';
-import type { UserSchemaCompiler } from '../../shared/json-schemas';
-import type { JobGateway } from '../../ports/job-gateway.port';
+import type { UserSchemaCompiler } from '../../shared';
+import type { JobGateway } from '../../ports';
 import { deterministicUuid } from '../../../ids';
-import type { SubscriptionStore } from '../../ports/job-stores.port';
+import type { SubscriptionStore } from '../../ports';
 
 /** A cascade that can never succeed however often it is retried (bad payload, no active version, ...). */
 export class CascadeRejected extends Error {}

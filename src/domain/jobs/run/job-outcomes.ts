@@ -4,17 +4,17 @@ import type { Logger } from 'pino';
 import * as jobs from '../../../db/jobs.repository';
 import * as models from '../../../db/models.repository';
 import { setStatusFromJob, lockServiceByUuid } from '../../../db/services.repository';
-import type { UserSchemaCompiler } from '../../shared/json-schemas';
+import type { UserSchemaCompiler } from '../../shared';
 import { markUnconfirmed } from '../../../db/unconfirmed-outcomes.repository';
 import type { CompletionReport, ReportVia } from '../../../../workflows/definitions';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import { webhookEvents } from '../../webhooks/outbox';
+import { webhookEvents } from '../../webhooks';
 import { planCascades } from './cascades';
-import { planShadows } from '../../assignments/shadows';
+import { planShadows } from '../../assignments';
 import { shadowJobIds } from '../../../db/rollouts.repository';
 import { subscriptionStore } from '../../../db/subscriptions.repository';
 import { storableReport } from './storable-outcomes';
-import { reportedArtifacts } from '../../models/artifacts';
+import { reportedArtifacts } from '../../models';
 
 export interface RecordedOutcome {
   status: jobs.JobStatus;
@@ -198,7 +198,7 @@ async function settleFinished(
 ): Promise<void> {
   // A shadow job announces nothing and moves no service (docs/progressive-delivery.md).
   if (job.trigger === 'shadow') return;
-  await webhookEvents.jobFinished(trx, job); // webhooks (#16): outbox row in this transaction
+  await webhookEvents.jobFinished(trx, job); // the webhook event's outbox row commits with the change
   if (job.status === 'success') {
     const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
     const problem = outputSchema === undefined ? undefined : outputCheck(deps.schemas, outputSchema, report?.output ?? {});
@@ -236,7 +236,7 @@ export async function recordCancellation(knex: Knex, jobId: string, by: string, 
     await lockDependents(trx, job);
     if (!(await jobs.cancelJob(trx, jobId, by, reason))) return false;
     if (job.trigger === 'shadow') return true; // a shadow announces nothing and moves no service
-    await webhookEvents.jobFinished(trx, jobId); // webhooks (#16): job.cancelled
+    await webhookEvents.jobFinished(trx, jobId); // the job.cancelled webhook event, with the change
     await settleDependents(trx, job, false);
     return true;
   });
@@ -259,14 +259,14 @@ async function lockDependents(trx: Knex.Transaction, job: jobs.JobView): Promise
 async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succeeded: boolean, log?: Logger): Promise<void> {
   if (job.job_type === 'inference' && job.service_uuid && job.trigger !== 'cascade') {
     const service = await setStatusFromJob(trx, job.service_uuid, job.job_id, succeeded ? 'available' : 'failed');
-    if (service) await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id); // webhooks (#16)
+    if (service) await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id);
   }
   if (job.job_type === 'training') {
     const version = await models.findVersion(trx, job.model_id, job.model_version);
     if (version?.status === 'training') {
       if (succeeded) await activateTrained(trx, job, log);
       else await models.setVersionStatus(trx, job.model_id, job.model_version, 'failed');
-      await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version); // webhooks (#16)
+      await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version);
     }
   }
 }

@@ -4,9 +4,9 @@ import * as jobs from '../../../db/jobs.repository';
 import * as subs from '../../../db/subscriptions.repository';
 import type { Handler } from '../../../shapes';
 import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '../../../../workflows/definitions';
-import type { JobGateway } from '../../ports/job-gateway.port';
+import type { JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import type { UserSchemaCompiler } from '../../shared/json-schemas';
+import type { UserSchemaCompiler } from '../../shared';
 import {
   commitOutcome,
   outputCheck,
@@ -18,9 +18,9 @@ import {
 } from './job-outcomes';
 import { fireSubscription, type FireInput } from './cascades';
 import { jobStarter } from '../launch/job-starter';
-import { enforceGuardrail } from '../../assignments/guardrail';
+import { enforceGuardrail } from '../../assignments';
 import type { JobSlots } from '../launch/job-slots';
-import { tenantClass } from '../../shared/limits';
+import { tenantClass } from '../../shared';
 import { readHandlerSecret } from '../../../db/handler-secrets.repository';
 import type { SecretBox } from '../../../secrets/secret-box';
 import { findHandlerContracts } from '../../../db/models.repository';

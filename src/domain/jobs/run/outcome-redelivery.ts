@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { confirmOutcome, deferOutcome, unconfirmedOutcomes, type UnconfirmedOutcome } from '../../../db/unconfirmed-outcomes.repository';
 import type { CompletionReport } from '../../../../workflows/definitions';
-import type { JobGateway } from '../../ports/job-gateway.port';
+import type { JobGateway } from '../../ports';
 
 /**
  * Seconds a recorded outcome waits for Temporal's confirmation before it is delivered again: above the time the

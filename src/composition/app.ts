@@ -1,67 +1,63 @@
 import path from 'node:path';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import './http/koa-state';
+import '../http/koa-state';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from './config';
-import type { TokenVerifier } from './auth/verifier';
-import { createJobTokens } from './auth/job-tokens';
-import type { JobGateway } from './domain/ports/job-gateway.port';
-import { errorMiddleware } from './http/error-middleware';
-import { InvalidInputError, PayloadTooLargeError } from './errors';
-import { requestContext, requireJsonBody, guardInput } from './http/request-context';
-import { RequestValidator } from './http/request-validator';
-import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from './http/routing';
-import { cors } from './http/cors';
-import { buildOpenApiDocument } from './openapi/document';
-import { UserSchemaCompiler } from './domain/shared/json-schemas';
-import { createCompatibility } from './domain/models/compatibility';
-import { FeatureRules } from './domain/shared/features';
-import { createClientsService } from './domain/tenants/clients.service';
-import { createDomainsService } from './domain/domains/domains.service';
-import { createModelsService } from './domain/models/models.service';
-import { createRetirementService } from './domain/models/retirement.service';
-import { createAliasesService } from './domain/models/aliases.service';
-import { createAssignmentsService } from './domain/assignments/assignments.service';
-import { createServicesService } from './domain/services/services.service';
-import { createJobsService } from './domain/jobs/jobs.service';
-import { createJobStarts } from './domain/jobs/launch/job-requests';
-import { createSubscriptionsService } from './domain/models/subscriptions.service';
-import { registerHealthRoutes } from './routes/health.routes';
-import { createHealthService } from './domain/health/health.service';
-import { registerClientRoutes } from './routes/clients.routes';
-import { registerDomainRoutes } from './routes/domains.routes';
-import { registerRolloutRoutes } from './routes/rollouts.routes';
-import { createRolloutsService } from './domain/assignments/rollouts.service';
-import { registerAssignmentRoutes } from './routes/assignments.routes';
-import { registerServiceRoutes } from './routes/services.routes';
-import { registerModelRoutes } from './routes/models.routes';
-import { registerJobRoutes } from './routes/jobs.routes';
-import { registerSubscriptionRoutes } from './routes/subscriptions.routes';
-import { registerWebhookRoutes } from './routes/webhooks.routes';
-import { createWebhooksService } from './domain/webhooks/webhooks.service';
-import { createWebhookLauncher } from './temporal/webhook-launcher';
-import { targetPolicy } from './webhooks/target-policy';
-import { createSecretBox } from './secrets/secret-box';
-import { registerDocsRoutes } from './routes/docs.routes';
-import { registerConsoleRoutes } from './routes/console.routes';
-import { projectRoot } from './paths';
-import { registerMetricsRoutes } from './routes/metrics.routes';
-import { ServiceMetrics } from './observability/metrics';
-import { poolStats } from './db/pool-stats';
-import { httpMetrics } from './http/metrics-middleware';
-import { ServingState, closeConnectionsWhileDraining } from './http/serving-state';
-import { traceRequests } from './http/trace-middleware';
-import { createJobFinalListener, type JobFinalListener } from './db/job-final-listener';
-import { createAdmission } from './domain/jobs/launch/admission';
-import { createJobSlots } from './domain/jobs/launch/job-slots';
-import { registerScheduleRoutes } from './routes/schedules.routes';
-import { createSchedulesService } from './domain/schedules/schedules.service';
-import { createScheduleFires } from './domain/schedules/schedule-fires';
-import { scheduleGatewayFor } from './temporal/schedule-gateway';
+import type { Config } from '../config';
+import type { TokenVerifier } from '../auth/verifier';
+import { createJobTokens } from '../auth/job-tokens';
+import type { JobGateway } from '../domain/ports';
+import { errorMiddleware } from '../http/error-middleware';
+import { InvalidInputError, PayloadTooLargeError } from '../errors';
+import { requestContext, requireJsonBody, guardInput } from '../http/request-context';
+import { RequestValidator } from '../http/request-validator';
+import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from '../http/routing';
+import { cors } from '../http/cors';
+import { buildOpenApiDocument } from '../openapi/document';
+import { createCompatibility } from '../domain/models';
+import { createClientsService } from '../domain/tenants';
+import { createDomainsService } from '../domain/domains';
+import { createModelsService } from '../domain/models';
+import { createRetirementService } from '../domain/models';
+import { createAliasesService } from '../domain/models';
+import { createAssignmentsService } from '../domain/assignments';
+import { createServicesService } from '../domain/services';
+import { createJobsService } from '../domain/jobs';
+import { createJobStarts } from '../domain/jobs';
+import { createSubscriptionsService } from '../domain/models';
+import { registerHealthRoutes } from '../routes/health.routes';
+import { createHealthService } from '../domain/health';
+import { registerClientRoutes } from '../routes/clients.routes';
+import { registerDomainRoutes } from '../routes/domains.routes';
+import { registerRolloutRoutes } from '../routes/rollouts.routes';
+import { createRolloutsService } from '../domain/assignments';
+import { registerAssignmentRoutes } from '../routes/assignments.routes';
+import { registerServiceRoutes } from '../routes/services.routes';
+import { registerModelRoutes } from '../routes/models.routes';
+import { registerJobRoutes } from '../routes/jobs.routes';
+import { registerSubscriptionRoutes } from '../routes/subscriptions.routes';
+import { registerWebhookRoutes } from '../routes/webhooks.routes';
+import { createWebhooksService } from '../domain/webhooks';
+import { createWebhookLauncher } from '../temporal/webhook-launcher';
+import { targetPolicy } from '../webhooks/target-policy';
+import { registerDocsRoutes } from '../routes/docs.routes';
+import { registerConsoleRoutes } from '../routes/console.routes';
+import { projectRoot } from '../paths';
+import { registerMetricsRoutes } from '../routes/metrics.routes';
+import { ServiceMetrics } from '../observability/metrics';
+import { poolStats } from '../db/pool-stats';
+import { httpMetrics } from '../http/metrics-middleware';
+import { ServingState, closeConnectionsWhileDraining } from '../http/serving-state';
+import { traceRequests } from '../http/trace-middleware';
+import { createJobFinalListener, type JobFinalListener } from '../db/job-final-listener';
+import { registerScheduleRoutes } from '../routes/schedules.routes';
+import { createSchedulesService } from '../domain/schedules';
+import { createScheduleFires } from '../domain/schedules';
+import { scheduleGatewayFor } from '../temporal/schedule-gateway';
+import { createJobCore } from './job-core';
 
 export interface AppDeps {
   config: Config;
@@ -96,10 +92,8 @@ export function createApp(deps: AppDeps): {
   const finals = createJobFinalListener(knex, log);
   const metrics = deps.metrics ?? new ServiceMetrics({ pool: poolStats(knex) });
   const serving = deps.serving ?? new ServingState();
-  const schemas = new UserSchemaCompiler();
-  const rules = new FeatureRules(schemas);
-  const { limits: defaults, metricsPerTenant: perTenantMetrics } = deps.config;
-  const admission = createAdmission({ knex, defaults, metrics, perTenantMetrics });
+  const core = createJobCore({ config: deps.config, knex, gateway: deps.gateway, log, metrics });
+  const { schemas, rules, admission, secrets, defaults, perTenantMetrics } = core;
   const jobs = createJobsService({
     knex,
     gateway: deps.gateway,
@@ -109,7 +103,7 @@ export function createApp(deps: AppDeps): {
     completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
     finals,
     admission,
-    slots: createJobSlots({ knex, gateway: deps.gateway, schemas, log, metrics, defaults, perTenantMetrics }),
+    slots: core.slots,
     fairness: deps.config.jobs.fairness,
     perTenantMetrics,
   });
@@ -152,7 +146,7 @@ export function createApp(deps: AppDeps): {
       compatibility,
       inProcessNames: () => deps.inProcessNames,
       policy: targetPolicy(deps.config.webhooks),
-      secrets: createSecretBox(deps.config.secretKeys),
+      secrets,
     }),
     createRetirementService({ knex }),
     createAliasesService({ knex, assignments }),
@@ -167,12 +161,12 @@ export function createApp(deps: AppDeps): {
       log,
       policy: targetPolicy(webhooks),
       secretGraceSeconds: webhooks.secretGraceSeconds,
-      secrets: createSecretBox(deps.config.secretKeys),
+      secrets,
       launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
     }),
   );
 
-  // Schedules (#31): the API writes them and previews fires; the worker runs the fires (src/temporal/worker-factory.ts).
+  // The API writes schedules and previews fires; the worker runs the fires (./job-worker.ts).
   registerScheduleRoutes(
     route,
     createSchedulesService({

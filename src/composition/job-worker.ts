@@ -6,28 +6,23 @@ import type { Logger } from 'pino';
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import { createWebhookActivities } from '../../activities/webhooks';
-import { createSecretBox } from '../secrets/secret-box';
 import { createScheduleActivities } from '../../activities/schedules';
-import { createScheduleFires } from '../domain/schedules/schedule-fires';
-import { createJobsService } from '../domain/jobs/jobs.service';
-import { createAdmission } from '../domain/jobs/launch/admission';
-import { createServicesService } from '../domain/services/services.service';
-import { createJobRuns } from '../domain/jobs/run/job-runs';
-import { FeatureRules } from '../domain/shared/features';
 import type { InProcessRegistry } from '../../activities/in-process/registry';
-import { UserSchemaCompiler } from '../domain/shared/json-schemas';
-import { createJobSlots } from '../domain/jobs/launch/job-slots';
-import { jobGatewayFor } from './job-gateway';
-import type { JobGateway } from '../domain/ports/job-gateway.port';
-import { ensureSearchAttributes, SearchAttributesMissingError } from './search-attributes';
+import { createScheduleFires } from '../domain/schedules';
+import { createJobsService, createJobRuns } from '../domain/jobs';
+import { createServicesService } from '../domain/services';
+import type { JobGateway } from '../domain/ports';
+import { jobGatewayFor } from '../temporal/job-gateway';
+import { ensureSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
+import { installTemporalRuntime } from '../temporal/runtime';
+import { connectNative, endpointOf, followRotations } from '../temporal/connection';
+import { TemporalCredentials } from '../temporal/credentials';
 import type { Config } from '../config';
-import { installTemporalRuntime } from './runtime';
-import { connectNative, endpointOf, followRotations } from './connection';
-import { TemporalCredentials } from './credentials';
 import { targetPolicy } from '../webhooks/target-policy';
 import { createJobTokens } from '../auth/job-tokens';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
+import { createJobCore, type JobCore } from './job-core';
 
 /**
  * A dispatch is one AWS call that answers in well under a second; a stalled endpoint must fail the call (and the
@@ -58,7 +53,9 @@ export interface WorkerDeps {
 }
 
 /** The job worker: workflows/ plus the activities closing over the given dependencies. */
-export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: { close(): Promise<void> } }> {
+export async function createJobWorker(
+  deps: WorkerDeps,
+): Promise<{ worker: Worker; core: JobCore; connection: { close(): Promise<void> } }> {
   installTemporalRuntime({ logLevel: deps.sdkLogLevel });
   const { config } = deps;
   const credentials = new TemporalCredentials(endpointOf(config.temporal), (message) => deps.log.warn(message));
@@ -80,13 +77,25 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     }
   }
   const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
-  const schemas = new UserSchemaCompiler();
-  const slotDeps = { knex: deps.knex, gateway, schemas, log: deps.log, metrics: deps.metrics };
-  const slots = createJobSlots({ ...slotDeps, defaults: config.limits, perTenantMetrics: config.metricsPerTenant });
-  const activities = createActivities({
-    ...slotDeps,
+  const core = createJobCore({ config, knex: deps.knex, gateway, log: deps.log, metrics: deps.metrics });
+  const { schemas, slots, secrets } = core;
+  const runs = createJobRuns({
+    knex: deps.knex,
+    log: deps.log,
+    metrics: deps.metrics,
+    schemas,
+    gateway,
     slots,
-    perTenantMetrics: config.metricsPerTenant,
+    perTenantMetrics: core.perTenantMetrics,
+    maxCascadeDepth: config.jobs.maxCascadeDepth,
+    secrets,
+  });
+  const activities = createActivities({
+    knex: deps.knex,
+    runs,
+    gateway,
+    log: deps.log,
+    metrics: deps.metrics,
     clients: {
       lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
       ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
@@ -96,8 +105,6 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     jobTokens: createJobTokens(config.jobs.tokenKeys),
     completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
     publicBaseUrl: config.publicBaseUrl,
-    maxCascadeDepth: config.jobs.maxCascadeDepth,
-    secrets: createSecretBox(config.secretKeys),
   });
   // A schedule's fires are the tenant's jobs like any other: they take its bucket's tokens and keep to its cap.
   const jobs = createJobsService({
@@ -107,34 +114,20 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     log: deps.log,
     metrics: deps.metrics,
     completionWaitSeconds: 0,
-    admission: createAdmission({
-      knex: deps.knex,
-      defaults: config.limits,
-      metrics: deps.metrics,
-      perTenantMetrics: config.metricsPerTenant,
-    }),
+    admission: core.admission,
     slots,
-  });
-  const runs = createJobRuns({
-    knex: deps.knex,
-    log: deps.log,
-    metrics: deps.metrics,
-    schemas,
-    gateway,
-    maxCascadeDepth: config.jobs.maxCascadeDepth,
-    secrets: createSecretBox(config.secretKeys),
   });
   const fires = createScheduleFires({
     knex: deps.knex,
     jobs,
-    services: createServicesService({ knex: deps.knex, rules: new FeatureRules(schemas), jobs }),
+    services: createServicesService({ knex: deps.knex, rules: core.rules, jobs }),
     launch: (jobIds) => runs.launchJobs(jobIds),
     log: deps.log,
   });
   const webhookActivities = createWebhookActivities({
     knex: deps.knex,
     config: config.webhooks,
-    secrets: createSecretBox(config.secretKeys),
+    secrets,
     jobUiUrl: (jobId) => gateway.uiUrl(jobId),
   });
   let worker: Worker;
@@ -164,5 +157,5 @@ export async function createJobWorker(deps: WorkerDeps): Promise<{ worker: Worke
     await connection.close();
     throw err;
   }
-  return { worker, connection: { close: followRotations(worker, credentials, deps.log) } };
+  return { worker, core, connection: { close: followRotations(worker, credentials, deps.log) } };
 }

@@ -1,0 +1,1 @@
+export { createDomainsService } from './domains.service';

@@ -1,0 +1,1 @@
+export { type HealthService, createHealthService } from './health.service';

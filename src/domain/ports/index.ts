@@ -1,0 +1,18 @@
+export {
+  type ClosedUnfinished,
+  type JobGateway,
+  type Readiness,
+  WorkflowStartRefused,
+  fairnessKeyFor,
+  workflowIdFor,
+} from './job-gateway.port';
+export type { JobStore, SubscriptionStore } from './job-stores.port';
+export {
+  SCHEDULE_ID_PREFIX,
+  type ScheduleDefinition,
+  type ScheduleGateway,
+  ScheduleSpecRefused,
+  scheduleIdOf,
+  temporalScheduleIdFor,
+} from './schedule-gateway.port';
+export type { WebhookLauncher, WebhookQueue } from './webhook-launcher.port';

@@ -1,0 +1,1 @@
+export { createServicesService } from './services.service';

@@ -1,0 +1,1 @@
+export { createClientsService } from './clients.service';
