@@ -52,7 +52,7 @@ const layers = [
   ],
   [
     // The leaf modules at the top of src/: shared by every layer, so they import none of them.
-    'src/{canonical-json,console-settings,env-values,errors,failure-classes,ids,instants,logger,paging,paths,shapes,shutdown}.ts',
+    'src/{canonical-json,console-settings,env-values,errors,failure-classes,ids,instants,logger,paging,paths,periodic,shapes,shutdown}.ts',
     ['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/temporal/**', '**/activities/**', '**/dev/**', '@temporalio/*'],
     'top-level modules of src/ are leaves every layer imports',
   ],

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { every } from '../periodic';
 import type { Logger } from 'pino';
 import * as repo from '../db/webhooks.repository';
 import { inTransaction } from '../db/transaction';
@@ -26,8 +27,6 @@ export function startWebhookDispatcher(deps: {
 }) {
   const { knex, launcher, log } = deps;
   let running = true;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> | undefined;
 
   async function fanOut(): Promise<{ queues: WebhookQueue[]; full: boolean }> {
     return inTransaction(knex, async (trx) => {
@@ -67,19 +66,13 @@ export function startWebhookDispatcher(deps: {
     }
   }
 
-  const tick = async () => {
-    current = pass();
-    await current;
-    if (running) timer = setTimeout(() => void tick(), deps.everyMs);
-  };
-  timer = setTimeout(() => void tick(), 0);
+  const stopLoop = every(deps.everyMs, 0, pass);
   return {
     /** One pass now (tests). */
     runOnce: pass,
     async stop() {
       running = false;
-      if (timer) clearTimeout(timer);
-      await current;
+      await stopLoop();
     },
   };
 }

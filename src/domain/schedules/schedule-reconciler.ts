@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { reconcileSchedules } from './schedules.service';
 import type { ScheduleGateway } from '../ports';
+import { every } from '../../periodic';
 
 /**
  * A schedule's row and its Temporal Schedule change in one transaction, but a commit can still be lost after
@@ -15,27 +16,13 @@ export function startScheduleReconciler(deps: {
   everySeconds: number;
   graceSeconds?: number;
 }) {
-  let running = true;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<unknown> | undefined;
-  const pass = () =>
+  const stop = every(deps.everySeconds * 1000, 5000, () =>
     reconcileSchedules(deps, deps.graceSeconds ?? 60).catch((err: unknown) => {
       deps.log.warn({ err }, 'schedule reconciler pass failed');
-      return undefined;
-    });
-  const tick = async () => {
-    current = pass();
-    await current;
-    current = undefined;
-    if (running) timer = setTimeout(() => void tick(), deps.everySeconds * 1000);
-  };
-  timer = setTimeout(() => void tick(), 5000);
+    }),
+  );
   return {
     /** Ends the loop and waits for a pass under way. */
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      await current;
-    },
+    stop,
   };
 }

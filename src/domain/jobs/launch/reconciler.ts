@@ -7,6 +7,7 @@ import { UserSchemaCompiler } from '../../shared';
 import type { ServiceMetrics } from '../../../observability/metrics';
 import type { JobGateway } from '../../ports';
 import { redeliverUnconfirmed } from '../run/outcome-redelivery';
+import { every } from '../../../periodic';
 
 const ORPHANS_PER_BATCH = 100;
 const STARTS_IN_FLIGHT = 8;
@@ -14,28 +15,6 @@ const STARTS_IN_FLIGHT = 8;
 const CLOSED_LOOKBACK_MS = 72 * 3600 * 1000;
 /** Later passes look back to the previous pass's start, less this, for visibility that lags the close. */
 const CLOSED_OVERLAP_MS = 5 * 60 * 1000;
-
-/**
- * Runs `pass` every `everyMs` (the first after `firstMs`), one at a time; returns its stop, which waits for a pass
- * under way, so nothing uses the connections its caller closes next.
- */
-function every(everyMs: number, firstMs: number, pass: () => Promise<void>): () => Promise<void> {
-  let running = true;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> | undefined;
-  const tick = async () => {
-    current = pass();
-    await current;
-    current = undefined;
-    if (running) timer = setTimeout(() => void tick(), everyMs);
-  };
-  timer = setTimeout(() => void tick(), firstMs);
-  return async () => {
-    running = false;
-    if (timer) clearTimeout(timer);
-    await current;
-  };
-}
 
 /**
  * Keeps job rows and their workflows together where a crash parted them. Job rows are committed before their
