@@ -624,7 +624,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List models
+         * List models; filter by name or its prefix, status, tag, metadata, alias, artifact format and time ranges
          * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
@@ -805,6 +805,76 @@ export interface paths {
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deleteAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/model-versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search versions across models by model, version prefix, status, tag, metadata, alias, artifact format and time ranges
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["searchVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/tags/{tag_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a tag of a model (400 past 50 tags)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["setModelTag"];
+        post?: never;
+        /**
+         * Delete a tag of a model
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteModelTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/versions/{model_version}/tags/{tag_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a tag of a version, whatever its status (400 past 50 tags)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["setVersionTag"];
+        post?: never;
+        /**
+         * Delete a tag of a version
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteVersionTag"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2241,6 +2311,10 @@ export interface components {
             version_artifacts?: components["schemas"]["ModelArtifacts"];
             /** @description Where the first version came from (free text) */
             version_source?: string;
+            /** @description The model's tags */
+            tags?: components["schemas"]["Tags"];
+            /** @description The first version's tags */
+            version_tags?: components["schemas"]["Tags"];
         };
         UpdateModelRequest: {
             /** @description Display name */
@@ -2274,6 +2348,7 @@ export interface components {
             source: string | null;
             /** @description Lineage: the training job whose success made this version active (its input and output are on the job), or null */
             source_job_id: string | null;
+            tags: components["schemas"]["Tags"];
             /**
              * Format: date-time
              * @description When the resource was created
@@ -2309,6 +2384,7 @@ export interface components {
             handler_contracts: components["schemas"]["HandlerContracts"];
             /** @description Free-form metadata */
             metadata: Record<string, unknown>;
+            tags: components["schemas"]["Tags"];
             /**
              * @description `active` while any version is active
              * @enum {unknown}
@@ -2349,6 +2425,8 @@ export interface components {
             artifacts?: components["schemas"]["ModelArtifacts"];
             /** @description Where the version came from (free text) */
             source?: string;
+            /** @description The version's tags */
+            tags?: components["schemas"]["Tags"];
         };
         VersionStatusRequest: {
             /**
@@ -2356,6 +2434,14 @@ export interface components {
              * @enum {unknown}
              */
             status: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
+        };
+        /** @description Key → value labels (`team`, `dataset`), at most 50; keys like identifiers, values text of at most 256 characters */
+        Tags: {
+            [key: string]: string;
+        };
+        TagRequest: {
+            /** @description The tag value (empty allowed: a label without a value) */
+            value: string;
         };
         AssignmentFields: {
             /** @description The model to bind */
@@ -6441,8 +6527,28 @@ export interface operations {
             query?: {
                 /** @description Only items with this status */
                 status?: "pending" | "active";
-                /** @description Only items with this name */
+                /** @description Only models with exactly this name */
                 name?: string;
+                /** @description Only models whose name starts with this text (case-sensitive) */
+                name_prefix?: string;
+                /** @description A tag: `<key>` (the tag is set, whatever its value) or `<key>=<value>` (exactly that value), e.g. `team=fraud` */
+                tag?: string;
+                /** @description A metadata field: `<path>=<value>`, the path one to eight keys joined by dots (`dataset.name=fares-2026`); the value matches that text, and also that number, boolean or null when it reads as one (`epochs=10` matches 10 and "10") */
+                metadata?: string;
+                /** @description Only what an alias of this name points at (for models: models that have such an alias) */
+                alias?: string;
+                /** @description Only versions with an artifact of this format (for models: models with such a version), e.g. `onnx` */
+                artifact_format?: string;
+                /** @description Created at or after this instant */
+                created_after?: string;
+                /** @description Created before this instant */
+                created_before?: string;
+                /** @description Changed at or after this instant */
+                updated_after?: string;
+                /** @description Changed before this instant */
+                updated_before?: string;
+                /** @description The order of the pages, newest first: by creation (default) or by last change; pass a next_cursor only with the filters and sort that gave it */
+                sort?: "created_at" | "updated_at";
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -7706,6 +7812,208 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchVersions: {
+        parameters: {
+            query?: {
+                /** @description Only versions of this model */
+                model_id?: string;
+                /** @description Only versions whose version string starts with this text */
+                version_prefix?: string;
+                /** @description Only items with this status */
+                status?: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
+                /** @description A tag: `<key>` (the tag is set, whatever its value) or `<key>=<value>` (exactly that value), e.g. `team=fraud` */
+                tag?: string;
+                /** @description A metadata field: `<path>=<value>`, the path one to eight keys joined by dots (`dataset.name=fares-2026`); the value matches that text, and also that number, boolean or null when it reads as one (`epochs=10` matches 10 and "10") */
+                metadata?: string;
+                /** @description Only what an alias of this name points at (for models: models that have such an alias) */
+                alias?: string;
+                /** @description Only versions with an artifact of this format (for models: models with such a version), e.g. `onnx` */
+                artifact_format?: string;
+                /** @description Created at or after this instant */
+                created_after?: string;
+                /** @description Created before this instant */
+                created_before?: string;
+                /** @description Changed at or after this instant */
+                updated_after?: string;
+                /** @description Changed before this instant */
+                updated_before?: string;
+                /** @description The order of the pages, newest first: by creation (default) or by last change; pass a next_cursor only with the filters and sort that gave it */
+                sort?: "created_at" | "updated_at";
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ModelVersion"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setModelTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteModelTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setVersionTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteVersionTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -39,6 +39,9 @@ import { createRolloutsService } from './domain/rollouts';
 import { registerAssignmentRoutes } from './routes/assignments.routes';
 import { registerServiceRoutes } from './routes/services.routes';
 import { registerModelRoutes } from './routes/models.routes';
+import { registerModelTagRoutes } from './routes/model-tags.routes';
+import { createModelTagsService } from './domain/model-tags';
+import { createModelSearch } from './domain/model-search';
 import { registerJobRoutes } from './routes/jobs.routes';
 import { registerSubscriptionRoutes } from './routes/subscriptions.routes';
 import { registerWebhookRoutes } from './routes/webhooks.routes';
@@ -157,6 +160,7 @@ export function createApp(deps: AppDeps): {
     createRetirementService({ knex }),
     createAliasesService({ knex, assignments }),
   );
+  registerModelTagRoutes(route, createModelTagsService({ knex }), createModelSearch({ knex }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;
