@@ -6,7 +6,8 @@ import type { PageRequest, Page } from '../paging';
 /** A cursor is what next_cursor gave out: base64url of [created_at as toISOString(), id]. */
 const MAX_CURSOR_LENGTH = 600;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CURSOR_ID = /^[\x21-\x7e]{1,200}$/;
+// Room for the longest key a page uses: a version's `model_id@version` (128 + 1 + 128).
+const CURSOR_ID = /^[\x21-\x7e]{1,300}$/;
 
 /**
  * Validates a forged or damaged cursor as strictly as one we issue, so Postgres never sees a value it rejects:

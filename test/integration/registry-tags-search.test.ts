@@ -177,6 +177,17 @@ describe('registry: tags and search', () => {
     expect(versionKeys(await all(`${q}&tag=team=fraud`))).toEqual([`${a}@v3`]);
   });
 
+  it('pages versions whose model id and version string are as long as allowed', async () => {
+    const modelId = uid('m').padEnd(128, 'x');
+    await activeModel(h, { id: modelId });
+    const long = 'v'.padEnd(128, '9');
+    await addVersion(h, modelId, long, FEATURES, false);
+    const first = await h.api('GET', `/v2/model-versions?model_id=${modelId}&limit=1`);
+    expect(first.body.items.map((v: any) => v.version)).toEqual([long]);
+    const second = await h.api('GET', `/v2/model-versions?model_id=${modelId}&limit=1&cursor=${first.body.next_cursor}`);
+    expect([second.status, second.body.items.map((v: any) => v.version)]).toEqual([200, ['1']]);
+  });
+
   it('finds versions and models by created and updated ranges, and sorts by the last change', async () => {
     const suite = uid('suite');
     const modelId = await activeModel(h);
