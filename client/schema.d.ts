@@ -6588,6 +6588,9 @@ export interface operations {
                      *           "metadata": {
                      *             "team": "pricing"
                      *           },
+                     *           "tags": {
+                     *             "team": "pricing"
+                     *           },
                      *           "status": "active",
                      *           "created_at": "2025-06-02T09:00:00.000Z",
                      *           "updated_at": "2025-06-02T09:00:00.000Z"
@@ -6696,6 +6699,7 @@ export interface operations {
                      *         "metadata": {
                      *           "team": "pricing"
                      *         },
+                     *         "tags": {},
                      *         "status": "pending",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
@@ -6736,7 +6740,8 @@ export interface operations {
                      *         "status_changed_at": null,
                      *         "artifacts": [],
                      *         "source": null,
-                     *         "source_job_id": null
+                     *         "source_job_id": null,
+                     *         "tags": {}
                      *       }
                      *     }
                      */
@@ -6793,11 +6798,13 @@ export interface operations {
                      *         "metadata": {
                      *           "team": "pricing"
                      *         },
+                     *         "tags": {},
                      *         "status": "pending",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
+                     *         "tags": {},
                      *         "source": null,
                      *         "status": "pending",
                      *         "version": "1",
@@ -6899,6 +6906,7 @@ export interface operations {
                      *         "metadata": {
                      *           "team": "pricing"
                      *         },
+                     *         "tags": {},
                      *         "status": "pending",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
@@ -6939,7 +6947,8 @@ export interface operations {
                      *         "status_changed_at": null,
                      *         "artifacts": [],
                      *         "source": null,
-                     *         "source_job_id": null
+                     *         "source_job_id": null,
+                     *         "tags": {}
                      *       },
                      *       "stale_subscriptions": []
                      *     }
@@ -6993,6 +7002,7 @@ export interface operations {
                      *       },
                      *       "handler_contracts": null,
                      *       "metadata": {},
+                     *       "tags": {},
                      *       "status": "pending",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
@@ -7083,7 +7093,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "source": "weekly retrain of 2025-05",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "tags": {}
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -7121,7 +7132,8 @@ export interface operations {
                      *           "status_changed_at": "2025-06-02T09:00:00.000Z",
                      *           "artifacts": [],
                      *           "source": null,
-                     *           "source_job_id": null
+                     *           "source_job_id": null,
+                     *           "tags": {}
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -7236,6 +7248,7 @@ export interface operations {
                      *       "artifacts": [],
                      *       "source": null,
                      *       "source_job_id": null,
+                     *       "tags": {},
                      *       "compatibility": {
                      *         "model_id": "fare-model",
                      *         "subject": "version",
@@ -7375,7 +7388,8 @@ export interface operations {
                      *       "status_changed_at": null,
                      *       "artifacts": [],
                      *       "source": null,
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7425,7 +7439,8 @@ export interface operations {
                      *       "status_changed_at": null,
                      *       "artifacts": [],
                      *       "source": null,
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7510,7 +7525,8 @@ export interface operations {
                      *       "status_changed_at": "2025-06-02T09:00:00.000Z",
                      *       "artifacts": [],
                      *       "source": null,
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7661,7 +7677,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "source": "weekly retrain of 2025-05",
-                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *         "tags": {}
                      *       }
                      *     }
                      */
@@ -7761,7 +7778,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "source": "weekly retrain of 2025-05",
-                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *         "tags": {}
                      *       },
                      *       "repointed": []
                      *     }
@@ -7867,6 +7885,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "model_id": "fare-model",
+                     *           "version": "2",
+                     *           "description": "retrained weekly",
+                     *           "metadata": {},
+                     *           "status": "active",
+                     *           "features": [
+                     *             {
+                     *               "name": "seats",
+                     *               "mandatory": true,
+                     *               "json_schema": {
+                     *                 "type": "integer",
+                     *                 "maximum": 500,
+                     *                 "minimum": 1
+                     *               }
+                     *             },
+                     *             {
+                     *               "name": "cabin",
+                     *               "mandatory": true,
+                     *               "json_schema": {
+                     *                 "enum": [
+                     *                   "economy",
+                     *                   "business"
+                     *                 ],
+                     *                 "type": "string",
+                     *                 "default": "economy"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": null,
+                     *           "status_changed_at": null,
+                     *           "artifacts": [
+                     *             {
+                     *               "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *               "name": "model",
+                     *               "format": "onnx",
+                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *               "size_bytes": 48213
+                     *             }
+                     *           ],
+                     *           "source": "weekly retrain of 2025-05",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "tags": {
+                     *             "dataset": "fares-2025-05"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: components["schemas"]["ModelVersion"][];
                         /** @description Pass as `cursor` for the next page; null on the last page */
@@ -7896,6 +7970,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "pilot"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagRequest"];
             };
         };
@@ -7907,6 +7986,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fare-model",
+                     *       "name": "Fare model",
+                     *       "description": "Predicts fares per departure and cabin",
+                     *       "handlers": {
+                     *         "training": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         },
+                     *         "inference": {
+                     *           "name": "manual",
+                     *           "type": "in_process"
+                     *         }
+                     *       },
+                     *       "handler_contracts": null,
+                     *       "metadata": {
+                     *         "team": "pricing"
+                     *       },
+                     *       "tags": {
+                     *         "stage": "pilot"
+                     *       },
+                     *       "status": "active",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Model"];
                 };
             };
@@ -7940,6 +8046,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fare-model",
+                     *       "name": "Fare model",
+                     *       "description": "Predicts fares per departure and cabin",
+                     *       "handlers": {
+                     *         "training": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         },
+                     *         "inference": {
+                     *           "name": "manual",
+                     *           "type": "in_process"
+                     *         }
+                     *       },
+                     *       "handler_contracts": null,
+                     *       "metadata": {
+                     *         "team": "pricing"
+                     *       },
+                     *       "tags": {
+                     *         "team": "pricing"
+                     *       },
+                     *       "status": "active",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Model"];
                 };
             };
@@ -7967,6 +8100,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "retrain weekly"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TagRequest"];
             };
         };
@@ -7978,6 +8116,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "version": "2",
+                     *       "description": "retrained weekly",
+                     *       "metadata": {},
+                     *       "status": "active",
+                     *       "features": [
+                     *         {
+                     *           "name": "seats",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "type": "integer",
+                     *             "maximum": 500,
+                     *             "minimum": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "cabin",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "enum": [
+                     *               "economy",
+                     *               "business"
+                     *             ],
+                     *             "type": "string",
+                     *             "default": "economy"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [
+                     *         {
+                     *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *           "name": "model",
+                     *           "format": "onnx",
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "size_bytes": 48213
+                     *         }
+                     *       ],
+                     *       "source": "weekly retrain of 2025-05",
+                     *       "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "tags": {
+                     *         "note": "retrain weekly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ModelVersion"];
                 };
             };
@@ -8013,6 +8202,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "version": "2",
+                     *       "description": "retrained weekly",
+                     *       "metadata": {},
+                     *       "status": "active",
+                     *       "features": [
+                     *         {
+                     *           "name": "seats",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "type": "integer",
+                     *             "maximum": 500,
+                     *             "minimum": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "cabin",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "enum": [
+                     *               "economy",
+                     *               "business"
+                     *             ],
+                     *             "type": "string",
+                     *             "default": "economy"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [
+                     *         {
+                     *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *           "name": "model",
+                     *           "format": "onnx",
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "size_bytes": 48213
+                     *         }
+                     *       ],
+                     *       "source": "weekly retrain of 2025-05",
+                     *       "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "tags": {
+                     *         "dataset": "fares-2025-05"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ModelVersion"];
                 };
             };
@@ -8108,7 +8348,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "source": "weekly retrain of 2025-05",
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
