@@ -89,9 +89,24 @@ describe('registry: tags and search', () => {
     expect(Object.keys((await h.api('GET', `/v2/models/${modelId}/versions/1`)).body.tags)).toHaveLength(50);
 
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
+    // The database holds the same bound, whoever writes.
+    await expect(
+      h
+        .knex('model_versions')
+        .where({ model_id: modelId, version: '1' })
+        .update({ tags: JSON.stringify(tooMany) }),
+    ).rejects.toThrow(/model_versions_tags_valid/);
     const atCreation = await h.api('POST', `/v2/models/${modelId}/versions`, { body: { version: '2', features: FEATURES, tags: tooMany } });
     expect(atCreation.status).toBe(400);
     expect(atCreation.body.message).toContain('tags');
+  });
+
+  it('lets one of two writers racing for the last free tag win, the other answering 400', async () => {
+    const modelId = await activeModel(h);
+    for (let i = 0; i < 49; i++) expect((await tagModel(modelId, `k${i}`, 'v')).status).toBe(200);
+    const raced = await Promise.all([tagModel(modelId, 'left', 'v'), tagModel(modelId, 'right', 'v')]);
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(Object.keys((await h.api('GET', `/v2/models/${modelId}`)).body.model.tags)).toHaveLength(50);
   });
 
   it.each([
