@@ -624,7 +624,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List models
+         * List models; filter by name or its prefix, status, tag, metadata, alias, artifact format and time ranges
          * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
          *
          *     A page of `{items, next_cursor}`; see Pagination in the introduction.
@@ -805,6 +805,76 @@ export interface paths {
          * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
          */
         delete: operations["deleteAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/model-versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search versions across models by model, version prefix, status, tag, metadata, alias, artifact format and time ranges
+         * @description Requires permission `read_models` (scope `platform/read_models`, or `admin`); a read of the shared model registry: platform clients and users only; tenant clients get 403.
+         *
+         *     A page of `{items, next_cursor}`; see Pagination in the introduction.
+         */
+        get: operations["searchVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/tags/{tag_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a tag of a model (400 past 50 tags)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["setModelTag"];
+        post?: never;
+        /**
+         * Delete a tag of a model
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteModelTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_id}/versions/{model_version}/tags/{tag_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a tag of a version, whatever its status (400 past 50 tags)
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        put: operations["setVersionTag"];
+        post?: never;
+        /**
+         * Delete a tag of a version
+         * @description Requires permission `write_models` (scope `platform/write_models`, or `admin`); it changes what every tenant shares (the model registry, jobs of no tenant, tenants and their limits) or spans every tenant, so it needs platform reach: a platform client, or a user in group `admin`; a token bound to tenants gets 403 even with scope `admin`.
+         */
+        delete: operations["deleteVersionTag"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2241,6 +2311,10 @@ export interface components {
             version_artifacts?: components["schemas"]["ModelArtifacts"];
             /** @description Where the first version came from (free text) */
             version_source?: string;
+            /** @description The model's tags */
+            tags?: components["schemas"]["Tags"];
+            /** @description The first version's tags */
+            version_tags?: components["schemas"]["Tags"];
         };
         UpdateModelRequest: {
             /** @description Display name */
@@ -2274,6 +2348,7 @@ export interface components {
             source: string | null;
             /** @description Lineage: the training job whose success made this version active (its input and output are on the job), or null */
             source_job_id: string | null;
+            tags: components["schemas"]["Tags"];
             /**
              * Format: date-time
              * @description When the resource was created
@@ -2309,6 +2384,7 @@ export interface components {
             handler_contracts: components["schemas"]["HandlerContracts"];
             /** @description Free-form metadata */
             metadata: Record<string, unknown>;
+            tags: components["schemas"]["Tags"];
             /**
              * @description `active` while any version is active
              * @enum {unknown}
@@ -2349,6 +2425,8 @@ export interface components {
             artifacts?: components["schemas"]["ModelArtifacts"];
             /** @description Where the version came from (free text) */
             source?: string;
+            /** @description The version's tags */
+            tags?: components["schemas"]["Tags"];
         };
         VersionStatusRequest: {
             /**
@@ -2356,6 +2434,14 @@ export interface components {
              * @enum {unknown}
              */
             status: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
+        };
+        /** @description Key → value labels (`team`, `dataset`), at most 50; keys like identifiers, values text of at most 256 characters */
+        Tags: {
+            [key: string]: string;
+        };
+        TagRequest: {
+            /** @description The tag value (empty allowed: a label without a value) */
+            value: string;
         };
         AssignmentFields: {
             /** @description The model to bind */
@@ -6441,8 +6527,28 @@ export interface operations {
             query?: {
                 /** @description Only items with this status */
                 status?: "pending" | "active";
-                /** @description Only items with this name */
+                /** @description Only models with exactly this name */
                 name?: string;
+                /** @description Only models whose name starts with this text (case-sensitive) */
+                name_prefix?: string;
+                /** @description A tag: `<key>` (the tag is set, whatever its value) or `<key>=<value>` (exactly that value), e.g. `team=fraud` */
+                tag?: string;
+                /** @description A metadata field: `<path>=<value>`, the path one to eight keys joined by dots (`dataset.name=fares-2026`); the value matches that text, and also that number, boolean or null when it reads as one (`epochs=10` matches 10 and "10") */
+                metadata?: string;
+                /** @description Only what an alias of this name points at (for models: models that have such an alias) */
+                alias?: string;
+                /** @description Only versions with an artifact of this format (for models: models with such a version), e.g. `onnx` */
+                artifact_format?: string;
+                /** @description Created at or after this instant */
+                created_after?: string;
+                /** @description Created before this instant */
+                created_before?: string;
+                /** @description Changed at or after this instant */
+                updated_after?: string;
+                /** @description Changed before this instant */
+                updated_before?: string;
+                /** @description The order of the pages, newest first: by creation (default) or by last change; pass a next_cursor only with the filters and sort that gave it */
+                sort?: "created_at" | "updated_at";
                 /** @description Page size */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page */
@@ -6480,6 +6586,9 @@ export interface operations {
                      *           },
                      *           "handler_contracts": null,
                      *           "metadata": {
+                     *             "team": "pricing"
+                     *           },
+                     *           "tags": {
                      *             "team": "pricing"
                      *           },
                      *           "status": "active",
@@ -6590,6 +6699,7 @@ export interface operations {
                      *         "metadata": {
                      *           "team": "pricing"
                      *         },
+                     *         "tags": {},
                      *         "status": "pending",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
@@ -6630,7 +6740,8 @@ export interface operations {
                      *         "status_changed_at": null,
                      *         "artifacts": [],
                      *         "source": null,
-                     *         "source_job_id": null
+                     *         "source_job_id": null,
+                     *         "tags": {}
                      *       }
                      *     }
                      */
@@ -6687,11 +6798,13 @@ export interface operations {
                      *         "metadata": {
                      *           "team": "pricing"
                      *         },
+                     *         "tags": {},
                      *         "status": "pending",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
                      *       },
                      *       "version": {
+                     *         "tags": {},
                      *         "source": null,
                      *         "status": "pending",
                      *         "version": "1",
@@ -6793,6 +6906,7 @@ export interface operations {
                      *         "metadata": {
                      *           "team": "pricing"
                      *         },
+                     *         "tags": {},
                      *         "status": "pending",
                      *         "created_at": "2025-06-02T09:00:00.000Z",
                      *         "updated_at": "2025-06-02T09:00:00.000Z"
@@ -6833,7 +6947,8 @@ export interface operations {
                      *         "status_changed_at": null,
                      *         "artifacts": [],
                      *         "source": null,
-                     *         "source_job_id": null
+                     *         "source_job_id": null,
+                     *         "tags": {}
                      *       },
                      *       "stale_subscriptions": []
                      *     }
@@ -6887,6 +7002,7 @@ export interface operations {
                      *       },
                      *       "handler_contracts": null,
                      *       "metadata": {},
+                     *       "tags": {},
                      *       "status": "pending",
                      *       "created_at": "2025-06-02T09:00:00.000Z",
                      *       "updated_at": "2025-06-02T09:00:00.000Z"
@@ -6977,7 +7093,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "source": "weekly retrain of 2025-05",
-                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "tags": {}
                      *         },
                      *         {
                      *           "model_id": "fare-model",
@@ -7015,7 +7132,8 @@ export interface operations {
                      *           "status_changed_at": "2025-06-02T09:00:00.000Z",
                      *           "artifacts": [],
                      *           "source": null,
-                     *           "source_job_id": null
+                     *           "source_job_id": null,
+                     *           "tags": {}
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -7130,6 +7248,7 @@ export interface operations {
                      *       "artifacts": [],
                      *       "source": null,
                      *       "source_job_id": null,
+                     *       "tags": {},
                      *       "compatibility": {
                      *         "model_id": "fare-model",
                      *         "subject": "version",
@@ -7269,7 +7388,8 @@ export interface operations {
                      *       "status_changed_at": null,
                      *       "artifacts": [],
                      *       "source": null,
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7319,7 +7439,8 @@ export interface operations {
                      *       "status_changed_at": null,
                      *       "artifacts": [],
                      *       "source": null,
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7404,7 +7525,8 @@ export interface operations {
                      *       "status_changed_at": "2025-06-02T09:00:00.000Z",
                      *       "artifacts": [],
                      *       "source": null,
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];
@@ -7555,7 +7677,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "source": "weekly retrain of 2025-05",
-                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *         "tags": {}
                      *       }
                      *     }
                      */
@@ -7655,7 +7778,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "source": "weekly retrain of 2025-05",
-                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018"
+                     *         "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *         "tags": {}
                      *       },
                      *       "repointed": []
                      *     }
@@ -7706,6 +7830,430 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Alias"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchVersions: {
+        parameters: {
+            query?: {
+                /** @description Only versions of this model */
+                model_id?: string;
+                /** @description Only versions whose version string starts with this text */
+                version_prefix?: string;
+                /** @description Only items with this status */
+                status?: "pending" | "training" | "active" | "failed" | "deprecated" | "archived";
+                /** @description A tag: `<key>` (the tag is set, whatever its value) or `<key>=<value>` (exactly that value), e.g. `team=fraud` */
+                tag?: string;
+                /** @description A metadata field: `<path>=<value>`, the path one to eight keys joined by dots (`dataset.name=fares-2026`); the value matches that text, and also that number, boolean or null when it reads as one (`epochs=10` matches 10 and "10") */
+                metadata?: string;
+                /** @description Only what an alias of this name points at (for models: models that have such an alias) */
+                alias?: string;
+                /** @description Only versions with an artifact of this format (for models: models with such a version), e.g. `onnx` */
+                artifact_format?: string;
+                /** @description Created at or after this instant */
+                created_after?: string;
+                /** @description Created before this instant */
+                created_before?: string;
+                /** @description Changed at or after this instant */
+                updated_after?: string;
+                /** @description Changed before this instant */
+                updated_before?: string;
+                /** @description The order of the pages, newest first: by creation (default) or by last change; pass a next_cursor only with the filters and sort that gave it */
+                sort?: "created_at" | "updated_at";
+                /** @description Page size */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "model_id": "fare-model",
+                     *           "version": "2",
+                     *           "description": "retrained weekly",
+                     *           "metadata": {},
+                     *           "status": "active",
+                     *           "features": [
+                     *             {
+                     *               "name": "seats",
+                     *               "mandatory": true,
+                     *               "json_schema": {
+                     *                 "type": "integer",
+                     *                 "maximum": 500,
+                     *                 "minimum": 1
+                     *               }
+                     *             },
+                     *             {
+                     *               "name": "cabin",
+                     *               "mandatory": true,
+                     *               "json_schema": {
+                     *                 "enum": [
+                     *                   "economy",
+                     *                   "business"
+                     *                 ],
+                     *                 "type": "string",
+                     *                 "default": "economy"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "created_at": "2025-06-02T09:00:00.000Z",
+                     *           "updated_at": "2025-06-02T09:00:00.000Z",
+                     *           "created_by": "platform-app",
+                     *           "status_changed_by": null,
+                     *           "status_changed_at": null,
+                     *           "artifacts": [
+                     *             {
+                     *               "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *               "name": "model",
+                     *               "format": "onnx",
+                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *               "size_bytes": 48213
+                     *             }
+                     *           ],
+                     *           "source": "weekly retrain of 2025-05",
+                     *           "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *           "tags": {
+                     *             "dataset": "fares-2025-05"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["ModelVersion"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setModelTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": "pilot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TagRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "fare-model",
+                     *       "name": "Fare model",
+                     *       "description": "Predicts fares per departure and cabin",
+                     *       "handlers": {
+                     *         "training": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         },
+                     *         "inference": {
+                     *           "name": "manual",
+                     *           "type": "in_process"
+                     *         }
+                     *       },
+                     *       "handler_contracts": null,
+                     *       "metadata": {
+                     *         "team": "pricing"
+                     *       },
+                     *       "tags": {
+                     *         "stage": "pilot"
+                     *       },
+                     *       "status": "active",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteModelTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "fare-model",
+                     *       "name": "Fare model",
+                     *       "description": "Predicts fares per departure and cabin",
+                     *       "handlers": {
+                     *         "training": {
+                     *           "name": "echo",
+                     *           "type": "in_process"
+                     *         },
+                     *         "inference": {
+                     *           "name": "manual",
+                     *           "type": "in_process"
+                     *         }
+                     *       },
+                     *       "handler_contracts": null,
+                     *       "metadata": {
+                     *         "team": "pricing"
+                     *       },
+                     *       "tags": {
+                     *         "team": "pricing"
+                     *       },
+                     *       "status": "active",
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setVersionTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": "retrain weekly"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TagRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "version": "2",
+                     *       "description": "retrained weekly",
+                     *       "metadata": {},
+                     *       "status": "active",
+                     *       "features": [
+                     *         {
+                     *           "name": "seats",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "type": "integer",
+                     *             "maximum": 500,
+                     *             "minimum": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "cabin",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "enum": [
+                     *               "economy",
+                     *               "business"
+                     *             ],
+                     *             "type": "string",
+                     *             "default": "economy"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [
+                     *         {
+                     *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *           "name": "model",
+                     *           "format": "onnx",
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "size_bytes": 48213
+                     *         }
+                     *       ],
+                     *       "source": "weekly retrain of 2025-05",
+                     *       "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "tags": {
+                     *         "note": "retrain weekly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteVersionTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description model id */
+                model_id: string;
+                /** @description model version */
+                model_version: string;
+                /** @description tag key */
+                tag_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "fare-model",
+                     *       "version": "2",
+                     *       "description": "retrained weekly",
+                     *       "metadata": {},
+                     *       "status": "active",
+                     *       "features": [
+                     *         {
+                     *           "name": "seats",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "type": "integer",
+                     *             "maximum": 500,
+                     *             "minimum": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "cabin",
+                     *           "mandatory": true,
+                     *           "json_schema": {
+                     *             "enum": [
+                     *               "economy",
+                     *               "business"
+                     *             ],
+                     *             "type": "string",
+                     *             "default": "economy"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2025-06-02T09:00:00.000Z",
+                     *       "updated_at": "2025-06-02T09:00:00.000Z",
+                     *       "created_by": "platform-app",
+                     *       "status_changed_by": null,
+                     *       "status_changed_at": null,
+                     *       "artifacts": [
+                     *         {
+                     *           "uri": "s3://ml-models/fare-model/2/model.onnx",
+                     *           "name": "model",
+                     *           "format": "onnx",
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "size_bytes": 48213
+                     *         }
+                     *       ],
+                     *       "source": "weekly retrain of 2025-05",
+                     *       "source_job_id": "0197a000-0000-7000-8000-000000000018",
+                     *       "tags": {
+                     *         "dataset": "fares-2025-05"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7800,7 +8348,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "source": "weekly retrain of 2025-05",
-                     *       "source_job_id": null
+                     *       "source_job_id": null,
+                     *       "tags": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ModelVersion"];

@@ -15,6 +15,7 @@ import * as versionArtifacts from './20270121000000_version_artifacts';
 import * as versionLifecycle from './20270122000000_version_lifecycle';
 import * as modelAliases from './20270123000000_model_aliases';
 import * as assignmentsFollowAliases from './20270124000000_assignments_follow_aliases';
+import * as registryTagsAndSearch from './20270125460000_registry_tags_and_search';
 import type { SecretBox } from '../src/secrets/secret-box';
 
 /**
@@ -38,6 +39,7 @@ const migrations = (secrets: SecretBox | undefined): Record<string, Knex.Migrati
   '20270122000000_version_lifecycle': versionLifecycle,
   '20270123000000_model_aliases': modelAliases,
   '20270124000000_assignments_follow_aliases': assignmentsFollowAliases,
+  '20270125460000_registry_tags_and_search': registryTagsAndSearch,
 });
 
 export function migrationSourceWith(secrets?: SecretBox): Knex.MigrationSource<string> {

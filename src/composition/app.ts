@@ -27,7 +27,7 @@ import { createAssignmentsService } from '../domain/assignments';
 import { createServicesService } from '../domain/services';
 import { createJobsService } from '../domain/jobs';
 import { createJobStarts } from '../domain/jobs';
-import { createSubscriptionsService } from '../domain/models';
+import { createSubscriptionsService, createModelTagsService, createModelSearch } from '../domain/models';
 import { registerHealthRoutes } from '../routes/health.routes';
 import { createHealthService } from '../domain/health';
 import { registerClientRoutes } from '../routes/clients.routes';
@@ -37,6 +37,7 @@ import { createRolloutsService } from '../domain/assignments';
 import { registerAssignmentRoutes } from '../routes/assignments.routes';
 import { registerServiceRoutes } from '../routes/services.routes';
 import { registerModelRoutes } from '../routes/models.routes';
+import { registerModelTagRoutes } from '../routes/model-tags.routes';
 import { registerJobRoutes } from '../routes/jobs.routes';
 import { registerSubscriptionRoutes } from '../routes/subscriptions.routes';
 import { registerWebhookRoutes } from '../routes/webhooks.routes';
@@ -151,6 +152,7 @@ export function createApp(deps: AppDeps): {
     createRetirementService({ knex }),
     createAliasesService({ knex, assignments }),
   );
+  registerModelTagRoutes(route, createModelTagsService({ knex }), createModelSearch({ knex }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;

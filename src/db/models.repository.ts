@@ -15,6 +15,8 @@ export interface ModelRow {
   metadata: Record<string, unknown>;
   handlers: Handlers;
   handler_contracts: HandlerContracts | null;
+  /** Key → value labels (`team`, `dataset`), set one at a time through the tag routes. */
+  tags: Record<string, string>;
   created_at: Date;
   updated_at: Date;
   /** Derived: active once any version is active. */
@@ -39,6 +41,7 @@ export interface VersionRow {
   source: string | null;
   /** The training job whose success made the version active (lineage). */
   source_job_id: string | null;
+  tags: Record<string, string>;
   created_at: Date;
   updated_at: Date;
   created_by: string | null;
@@ -47,9 +50,9 @@ export interface VersionRow {
   status_changed_at: Date | null;
 }
 
-const MODEL_COLUMNS = ['id', 'name', 'description', 'metadata', 'handlers', 'handler_contracts', 'created_at', 'updated_at'];
+const MODEL_COLUMNS = ['id', 'name', 'description', 'metadata', 'handlers', 'handler_contracts', 'tags', 'created_at', 'updated_at'];
 
-function modelsWithStatus(db: Db) {
+export function modelsWithStatus(db: Db) {
   // Named columns, not models.*: the handler secret is read only through handler-secrets.repository.ts.
   return db('models').select(
     ...MODEL_COLUMNS.map((c) => `models.${c}`),
@@ -101,10 +104,14 @@ export async function lockModel(db: Db, id: string): Promise<ModelRow | undefine
   return findModel(db, id);
 }
 
-export async function insertModel(db: Db, model: Omit<ModelRow, 'created_at' | 'updated_at' | 'status'>): Promise<void> {
+export async function insertModel(
+  db: Db,
+  model: Omit<ModelRow, 'created_at' | 'updated_at' | 'status' | 'tags'> & { tags?: Record<string, string> },
+): Promise<void> {
   await db('models').insert({
     ...model,
     metadata: JSON.stringify(model.metadata),
+    tags: JSON.stringify(model.tags ?? {}),
     handlers: JSON.stringify(model.handlers),
     handler_contracts: model.handler_contracts === null ? null : JSON.stringify(model.handler_contracts),
   });
@@ -122,20 +129,22 @@ export async function updateModel(
   await db('models').where({ id }).update(row);
 }
 
-export async function listModels(db: Db, page: PageRequest, filter: { name?: string; status?: string }) {
-  const q = db.from(modelsWithStatus(db).as('m')).select('*');
-  if (filter.name) q.where('name', filter.name);
-  if (filter.status) q.where('status', filter.status);
-  return paginate<ModelRow>(q, page, 'id', 'm');
-}
-
 export async function insertVersion(
   db: Db,
   v: Omit<
     VersionRow,
-    'created_at' | 'updated_at' | 'created_by' | 'status_changed_by' | 'status_changed_at' | 'artifacts' | 'source' | 'source_job_id'
+    | 'created_at'
+    | 'updated_at'
+    | 'created_by'
+    | 'status_changed_by'
+    | 'status_changed_at'
+    | 'artifacts'
+    | 'source'
+    | 'source_job_id'
+    | 'tags'
   > & {
     created_by?: string | null;
+    tags?: Record<string, string>;
     artifacts?: Artifact[];
     source?: string | null;
   },
@@ -146,6 +155,7 @@ export async function insertVersion(
       metadata: JSON.stringify(v.metadata),
       features: JSON.stringify(v.features),
       artifacts: JSON.stringify(v.artifacts ?? []),
+      tags: JSON.stringify(v.tags ?? {}),
     })
     .returning('*');
   return row;
@@ -196,6 +206,11 @@ export async function findVersion(db: Db, modelId: string, version: string): Pro
 /** The version, kept from deletion, archiving and other status moves until the transaction ends (a new assignment's check). */
 export async function findVersionForShare(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
   return db('model_versions').where({ model_id: modelId, version }).forShare().first();
+}
+
+/** Keeps the model from deletion until the transaction ends (a job start of one of its versions). */
+export async function shareModel(db: Db, id: string): Promise<void> {
+  await db('models').where({ id }).forShare().first('id');
 }
 
 export async function lockVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {

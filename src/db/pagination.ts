@@ -6,7 +6,8 @@ import type { PageRequest, Page } from '../paging';
 /** A cursor is what next_cursor gave out: base64url of [created_at as toISOString(), id]. */
 const MAX_CURSOR_LENGTH = 600;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CURSOR_ID = /^[\x21-\x7e]{1,200}$/;
+// Room for the longest key a page uses: a version's `model_id@version` (128 + 1 + 128).
+const CURSOR_ID = /^[\x21-\x7e]{1,300}$/;
 
 /**
  * Validates a forged or damaged cursor as strictly as one we issue, so Postgres never sees a value it rejects:
@@ -38,15 +39,17 @@ function decodeCursor(cursor: string): [string, string] {
 
 /**
  * Keyset pagination, newest first, on (created_at, tiebreak column): stable under concurrent inserts.
- * `table` qualifies the columns when the query joins.
+ * `table` qualifies the columns when the query joins. `order` pages by another instant column instead
+ * (`updated_at`: recently changed first, where a row changed between pages may move ahead of the cursor).
  */
 export async function paginate<Row extends { created_at: Date }>(
   query: Knex.QueryBuilder,
   page: PageRequest,
   tiebreak: string,
   table: string,
+  order: 'created_at' | 'updated_at' = 'created_at',
 ): Promise<Page<Row>> {
-  const created = `${table}.created_at`;
+  const created = `${table}.${order}`;
   const key = `${table}.${tiebreak}`;
   if (page.cursor) {
     const [at, id] = decodeCursor(page.cursor);
@@ -61,10 +64,10 @@ export async function paginate<Row extends { created_at: Date }>(
     .limit(page.limit + 1);
   const items = rows.slice(0, page.limit);
   // Every paginated table has created_at; the tiebreak column is the key named by the caller.
-  const last = items[items.length - 1] as Row & { created_at: Date } & Record<string, unknown>;
+  const last = items[items.length - 1] as Row & Record<string, unknown>;
   const next_cursor =
     rows.length > page.limit
-      ? Buffer.from(JSON.stringify([last.created_at.toISOString(), String(last[tiebreak] as string)])).toString('base64url')
+      ? Buffer.from(JSON.stringify([(last[order] as Date).toISOString(), String(last[tiebreak] as string)])).toString('base64url')
       : null;
   return { items, next_cursor };
 }

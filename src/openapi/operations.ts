@@ -1,6 +1,7 @@
 import type { Permission } from '../auth/permissions';
 import { JOB_STATUSES, JOB_TRIGGERS, JOB_TYPES } from '../shapes';
 import { UUID_PATTERN } from './schemas/common';
+import { MODEL_SEARCH_QUERY, REGISTRY_SEARCH_OPERATIONS } from './registry-search-operations';
 
 /**
  * How a route is checked for tenant access:
@@ -770,11 +771,11 @@ export const OPERATIONS: Operation[] = [
     path: '/v2/models',
     permission: 'read_models',
     tenancy: 'global',
-    summary: 'List models',
+    summary: 'List models; filter by name or its prefix, status, tag, metadata, alias, artifact format and time ranges',
     response: 'Model',
     status: 200,
     paginated: true,
-    query: { ...statusFilter(['pending', 'active']), name: { type: 'string' } },
+    query: MODEL_SEARCH_QUERY,
   },
   {
     id: 'getModel',
@@ -915,6 +916,7 @@ export const OPERATIONS: Operation[] = [
     response: 'Alias',
     status: 200,
   },
+  ...REGISTRY_SEARCH_OPERATIONS,
   {
     id: 'deleteVersion',
     method: 'DELETE',

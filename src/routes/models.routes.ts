@@ -13,8 +13,6 @@ export function registerModelRoutes(
 ) {
   route('createModel', async (r) => models.create(r.body, changeContext(r)));
 
-  route('listModels', async (r) => models.list(page(r), { name: r.query.name, status: r.query.status }));
-
   route('getModel', async ({ params }) => models.get(params.model_id));
 
   route('updateModel', async (r) => models.update(r.params.model_id, r.body, changeContext(r)));

@@ -20,6 +20,7 @@ const ALL_MIGRATIONS = [
   '20270122000000_version_lifecycle',
   '20270123000000_model_aliases',
   '20270124000000_assignments_follow_aliases',
+  '20270125460000_registry_tags_and_search',
 ];
 
 describe('migrations', () => {

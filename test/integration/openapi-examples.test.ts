@@ -159,6 +159,24 @@ describe('the examples of the OpenAPI document', () => {
     await ok(api.GET('/v2/models/{model_id}/aliases/{alias}', { params: { path: { model_id: 'fare-model', alias: 'champion' } } }));
     await ok(api.GET('/v2/models/{model_id}/aliases', { params: { path: { model_id: 'fare-model' } } }));
     await ok(api.DELETE('/v2/models/{model_id}/aliases/{alias}', { params: { path: { model_id: 'fare-model', alias: 'challenger' } } }));
+    for (const [tag_key, value] of [
+      ['stage', 'pilot'],
+      ['team', 'pricing'],
+    ]) {
+      await ok(api.PUT('/v2/models/{model_id}/tags/{tag_key}', { params: { path: { model_id: 'fare-model', tag_key } }, body: { value } }));
+    }
+    await ok(api.DELETE('/v2/models/{model_id}/tags/{tag_key}', { params: { path: { model_id: 'fare-model', tag_key: 'stage' } } }));
+    const v2 = { model_id: 'fare-model', model_version: '2' };
+    for (const [tag_key, value] of [
+      ['note', 'retrain weekly'],
+      ['dataset', 'fares-2025-05'],
+    ]) {
+      await ok(
+        api.PUT('/v2/models/{model_id}/versions/{model_version}/tags/{tag_key}', { params: { path: { ...v2, tag_key } }, body: { value } }),
+      );
+    }
+    await ok(api.DELETE('/v2/models/{model_id}/versions/{model_version}/tags/{tag_key}', { params: { path: { ...v2, tag_key: 'note' } } }));
+    await ok(api.GET('/v2/model-versions', { params: { query: { alias: 'champion', tag: 'dataset=fares-2025-05' } } }));
     for (const [id, name] of [
       ['fare-notifier', 'Fare notifier'],
       ['fare-archiver', 'Fare archiver'],

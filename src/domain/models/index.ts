@@ -4,3 +4,5 @@ export { type AssignmentCompatibility, type Compatibility, createCompatibility }
 export { createModelsService } from './models.service';
 export { createRetirementService } from './retirement.service';
 export { createSubscriptionsService } from './subscriptions.service';
+export { createModelSearch, parseMetadataFilter, parseTagFilter } from './model-search.service';
+export { createModelTagsService } from './model-tags.service';

@@ -144,6 +144,7 @@ export function createModelsService(deps: {
             metadata: body.metadata,
             handlers: body.handlers,
             handler_contracts: body.handler_contracts ?? null,
+            tags: body.tags,
           });
           await repo.insertVersion(trx, {
             model_id: id,
@@ -154,6 +155,7 @@ export function createModelsService(deps: {
             features,
             artifacts: body.version_artifacts,
             source: body.version_source ?? null,
+            tags: body.version_tags,
             created_by: change.actor,
           });
           secret = await ensureHandlerSecret(trx, id, body.handlers);
@@ -170,9 +172,6 @@ export function createModelsService(deps: {
       if (!found) return envelope(knex, modelId); // answers the 404
       return { model: toModel(found.model), version: found.version ? toVersion(found.version) : null };
     },
-
-    list: async (page: PageRequest, filter: { name?: string; status?: string }) =>
-      mapPage(await repo.listModels(knex, page, filter), toModel),
 
     /**
      * Marks dependent subscriptions stale when what they rely on changes (see staleningChange). A change of
@@ -224,6 +223,7 @@ export function createModelsService(deps: {
             features: body.features,
             artifacts: body.artifacts,
             source: body.source ?? null,
+            tags: body.tags,
             created_by: change.actor,
           });
           const report = await compatibility.forVersion(trx, row, model.handler_contracts);

@@ -82,6 +82,7 @@ export function toModel(row: ModelRow) {
     handlers: row.handlers,
     handler_contracts: row.handler_contracts,
     metadata: row.metadata,
+    tags: row.tags,
     status: row.status,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

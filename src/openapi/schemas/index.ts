@@ -8,6 +8,7 @@ import { changeSafetySchemas } from './change-safety';
 import { scheduleSchemas } from './schedules';
 import { rolloutSchemas } from './rollouts';
 import { dispatchSchemas } from './dispatch';
+import { modelTagSchemas } from './model-tags';
 
 export { dispatchCalls } from './dispatch';
 export { IDENTIFIER_PATTERN, pathParameterSchema } from './common';
@@ -17,6 +18,7 @@ export const schemas: Record<string, object> = {
   ...commonSchemas,
   ...tenantSchemas,
   ...modelSchemas,
+  ...modelTagSchemas,
   ...assignmentSchemas,
   ...jobSchemas,
   ...webhookSchemas,

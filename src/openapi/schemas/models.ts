@@ -189,6 +189,8 @@ export const modelSchemas: Record<string, object> = {
       features: described("The first version's feature freeze: what services must provide to use it", ref('FeatureDefinitions')),
       version_artifacts: described('Artifacts of the first version', ref('ModelArtifacts')),
       version_source: described('Where the first version came from (free text)', versionSource),
+      tags: described("The model's tags", ref('Tags')),
+      version_tags: described("The first version's tags", ref('Tags')),
     },
   },
   UpdateModelRequest: {
@@ -216,6 +218,7 @@ export const modelSchemas: Record<string, object> = {
       'artifacts',
       'source',
       'source_job_id',
+      'tags',
       'created_at',
       'updated_at',
     ],
@@ -235,6 +238,7 @@ export const modelSchemas: Record<string, object> = {
         'Lineage: the training job whose success made this version active (its input and output are on the job), or null',
         { type: ['string', 'null'] },
       ),
+      tags: ref('Tags'),
       ...ts,
       ...statusAuditFields,
       compatibility: described('On create: its freeze against every active assignment of the model', ref('CompatibilityReport')),
@@ -244,7 +248,7 @@ export const modelSchemas: Record<string, object> = {
   Model: {
     type: 'object',
     description: 'A registered model',
-    required: ['id', 'name', 'description', 'handlers', 'handler_contracts', 'metadata', 'status', 'created_at', 'updated_at'],
+    required: ['id', 'name', 'description', 'handlers', 'handler_contracts', 'metadata', 'tags', 'status', 'created_at', 'updated_at'],
     properties: {
       id: described('Model registry identifier', id),
       name: described('Display name', { type: 'string' }),
@@ -252,6 +256,7 @@ export const modelSchemas: Record<string, object> = {
       handlers: ref('Handlers'),
       handler_contracts: ref('HandlerContracts'),
       metadata: described('Free-form metadata', obj),
+      tags: ref('Tags'),
       status: described('`active` while any version is active', { enum: ['pending', 'active'] }),
       ...ts,
     },
@@ -286,6 +291,7 @@ export const modelSchemas: Record<string, object> = {
       features: described('The feature freeze; it never changes', ref('FeatureDefinitions')),
       artifacts: ref('ModelArtifacts'),
       source: described('Where the version came from (free text)', versionSource),
+      tags: described("The version's tags", ref('Tags')),
     },
   },
   VersionStatusRequest: {

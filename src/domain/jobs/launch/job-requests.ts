@@ -185,17 +185,28 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       });
     },
 
+    /**
+     * The version is read under a share lock in the transaction that stages the job, as a training start holds its
+     * version: a deletion or archiving (which lock it for update) waits for the job row and then counts it, or wins
+     * first and this start reads the version gone or archived. The model's row is shared too, against its deletion.
+     */
     async infer(modelId: string, version: string, body: StartBody, ctx: JobRequestContext) {
       const model = await requireModel(knex, modelId);
-      const row = await requireVersion(knex, modelId, version);
-      const refusal = runRefusal(version, row.status, 'direct');
-      if (refusal) throw new UnprocessableError(refusal);
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'inference', input);
-      return jobs.once(ctx, async () =>
-        jobs.launch(
-          await jobs.stage(
-            knex,
+      const refuse = (row: models.VersionRow) => {
+        const refusal = runRefusal(version, row.status, 'direct');
+        if (refusal) throw new UnprocessableError(refusal);
+      };
+      // Refused before the Idempotency-Key is looked at, as before any start; checked again under the lock.
+      refuse(await requireVersion(knex, modelId, version));
+      return jobs.once(ctx, async () => {
+        const job = await inTransaction(knex, async (trx) => {
+          await models.shareModel(trx, modelId);
+          const row = await models.findVersionForShare(trx, modelId, version);
+          refuse(row ?? (await requireVersion(trx, modelId, version)));
+          return jobs.stage(
+            trx,
             {
               model_id: modelId,
               model_version: version,
@@ -206,9 +217,10 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
               priority: body.priority,
             },
             ctx,
-          ),
-        ),
-      );
+          );
+        });
+        return jobs.launch(job);
+      });
     },
 
     async runDomainAssignment(clientId: string, domainId: string, key: string, body: StartBody, ctx: JobRequestContext) {
