@@ -1,4 +1,4 @@
-import type { Operation } from './operations';
+import type { Operation } from './operation';
 
 const text = (maxLength: number, description: string) => ({ type: 'string', minLength: 1, maxLength, description });
 const instant = (description: string) => ({ type: 'string', format: 'date-time', description });

@@ -1,0 +1,62 @@
+import type { Operation } from './operation';
+import { C, statusFilter, jobSearchQuery } from './paths';
+
+/** Tenants (machine clients), their status and their jobs. */
+export const CLIENTS_OPERATIONS: Operation[] = [
+  {
+    id: 'listClients',
+    method: 'GET',
+    path: '/v2/clients',
+    permission: 'client_read',
+    tenancy: 'clients',
+    summary: 'List the tenants the caller may see',
+    response: 'Client',
+    status: 200,
+    paginated: true,
+    query: statusFilter(['active', 'suspended']),
+  },
+  {
+    id: 'upsertClient',
+    method: 'PUT',
+    path: C,
+    permission: 'admin',
+    tenancy: 'platform',
+    summary: 'Create or update a tenant (201 created, 200 updated)',
+    body: 'UpsertClientRequest',
+    response: 'Client',
+    status: 200,
+  },
+  {
+    id: 'getClient',
+    method: 'GET',
+    path: C,
+    permission: 'client_read',
+    tenancy: 'tenant',
+    summary: 'Read a tenant',
+    response: 'Client',
+    status: 200,
+  },
+  {
+    id: 'setClientStatus',
+    method: 'PUT',
+    path: `${C}/new_status`,
+    permission: 'admin',
+    tenancy: 'platform',
+    summary: 'Activate or suspend a tenant',
+    body: 'ClientStatusRequest',
+    response: 'Client',
+    status: 200,
+  },
+  {
+    id: 'listClientJobs',
+    method: 'GET',
+    path: `${C}/jobs`,
+    permission: 'client_read',
+    tenancy: 'tenant',
+    summary: "List a tenant's jobs, newest first",
+    response: 'ModelJob',
+    status: 200,
+    paginated: true,
+    query: jobSearchQuery(false),
+  },
+];

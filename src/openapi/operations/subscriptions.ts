@@ -1,0 +1,62 @@
+import type { Operation } from './operation';
+import { M, statusFilter } from './paths';
+
+/** A model's event subscriptions (cascades). */
+export const SUBSCRIPTIONS_OPERATIONS: Operation[] = [
+  {
+    id: 'createSubscription',
+    method: 'POST',
+    path: `${M}/event-subscriptions`,
+    permission: 'write_models',
+    tenancy: 'platform',
+    summary: 'Subscribe a target action to an event of this model',
+    body: 'CreateSubscriptionRequest',
+    response: 'Subscription',
+    status: 201,
+    errors: [409, 422],
+  },
+  {
+    id: 'listSubscriptions',
+    method: 'GET',
+    path: `${M}/event-subscriptions`,
+    permission: 'read_models',
+    tenancy: 'global',
+    summary: "A model's event subscriptions",
+    response: 'Subscription',
+    status: 200,
+    paginated: true,
+    query: statusFilter(['active', 'stale', 'disabled']),
+  },
+  {
+    id: 'getSubscription',
+    method: 'GET',
+    path: `${M}/event-subscriptions/{subscription_id}`,
+    permission: 'read_models',
+    tenancy: 'global',
+    summary: 'An event subscription',
+    response: 'Subscription',
+    status: 200,
+  },
+  {
+    id: 'setSubscriptionStatus',
+    method: 'PUT',
+    path: `${M}/event-subscriptions/{subscription_id}/new_status`,
+    permission: 'write_models',
+    tenancy: 'platform',
+    summary: 'Re-activate (re-validated) or disable a subscription',
+    body: 'SubscriptionStatusRequest',
+    response: 'Subscription',
+    status: 200,
+    errors: [409, 422],
+  },
+  {
+    id: 'deleteSubscription',
+    method: 'DELETE',
+    path: `${M}/event-subscriptions/{subscription_id}`,
+    permission: 'write_models',
+    tenancy: 'platform',
+    summary: 'Disable a subscription (kept for the jobs it started)',
+    response: 'Subscription',
+    status: 200,
+  },
+];
