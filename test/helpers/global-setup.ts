@@ -59,6 +59,7 @@ export default async function globalSetup() {
   process.env.MOS_TEST_TEMPORAL_ADDRESS = address;
   process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.MOS_TEST_TEMPORAL_TLS = JSON.stringify(tlsEnv);
+  process.env.MOS_TEST_TEMPORAL_FRONTENDS = JSON.stringify(server?.frontends ?? [address]);
   (globalThis as any).__MOS__ = { server, adminUrl, dbName };
   console.log(
     `\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS} (UI ${server?.uiUrl ?? 'n/a'}), ready in ${Date.now() - started} ms`,
@@ -70,7 +71,7 @@ async function startTemporal(
   adminUrl: string,
   databasePrefix: string,
   workDir: string,
-): Promise<{ address: string; uiUrl?: string | null; tlsEnv?: Record<string, string>; stop(): Promise<void> }> {
+): Promise<{ address: string; uiUrl?: string | null; tlsEnv?: Record<string, string>; frontends?: string[]; stop(): Promise<void> }> {
   const mode = process.env.TEST_TEMPORAL ?? 'dev';
   if (mode === 'dev') return startDevServer();
   if (mode === 'cluster') return startCluster(adminUrl, databasePrefix, workDir);
@@ -114,6 +115,7 @@ async function startCluster(adminUrl: string, databasePrefix: string, workDir: s
   (globalThis as any).__MOS_TEMPORAL_DBS__ = cluster.databases;
   return {
     address: cluster.frontends[0],
+    frontends: cluster.frontends,
     tlsEnv: {
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: ca.cert,
       TEMPORAL_TLS_CLIENT_CERT_PATH: service.cert,

@@ -10,6 +10,10 @@ export const testEnv = {
   get temporalTlsEnv(): Record<string, string> {
     return JSON.parse(process.env.MOS_TEST_TEMPORAL_TLS || '{}') as Record<string, string>;
   },
+  /** Every frontend of the suite's Temporal: the cluster's several, or the one address. */
+  get temporalFrontends(): string[] {
+    return JSON.parse(process.env.MOS_TEST_TEMPORAL_FRONTENDS || '[]') as string[];
+  },
   get workflowBundlePath(): string {
     return required('MOS_TEST_WORKFLOW_BUNDLE');
   },
