@@ -236,6 +236,8 @@ async function main() {
     TEMPORAL_TASK_QUEUE: 'model-jobs',
     AUTH_JWKS_URL: jwks.url,
     AUTH_ISSUER: DEV_ISSUER,
+    // The dev key signs the bench's token, as in an evaluation install.
+    AUTH_DEV_ISSUER: 'on',
     MACHINE_CLIENTS: JSON.stringify({ bench: { access: 'platform' } }),
     PUBLIC_BASE_URL: apis[0],
     AWS_ENDPOINT_URL_LAMBDA: lambdaUrl,
