@@ -487,10 +487,17 @@ async function main() {
       const lastOf = (ids: string[]) =>
         ids.length ? ((last(ids, (id) => rows.get(id)!.finished) - k.killedAt!) / 1000).toFixed(1) : 'n/a';
       const after = created(k.killedAt!, kills[i + 1]?.killedAt ?? Infinity);
+      // Whether the cluster kept finishing jobs: the longest pause between two jobs final in the two minutes after the kill.
+      const finals = [...rows.values()]
+        .map((r) => r.finished)
+        .filter((t) => t > k.killedAt! && t < k.killedAt! + 120000)
+        .sort((a, b) => a - b);
+      const pause = Math.max(0, ...[k.killedAt!, ...finals].slice(1).map((t, j) => t - [k.killedAt!, ...finals][j]));
       console.log(
         `  recovery after the SIGKILL of ${k.victim} (${((k.killedAt! - burstStart) / 1000).toFixed(1)} s into the burst): ` +
           `${inFlight.length} jobs not final then, the last of them final ${lastOf(inFlight)} s after the kill; ` +
-          `${after.length} jobs created after it${kills[i + 1] ? ' (until the next kill)' : ''}, the last final ${lastOf(after)} s after the kill`,
+          `${after.length} jobs created after it${kills[i + 1] ? ' (until the next kill)' : ''}, the last final ${lastOf(after)} s after the kill; ` +
+          `in the 2 minutes after it ${finals.length} jobs final, the longest pause between two ${(pause / 1000).toFixed(1)} s`,
       );
     }
     console.log(cohort('jobs in flight at the last kill', created(0, kills.at(-1)!.killedAt!)));
