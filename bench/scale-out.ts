@@ -17,7 +17,7 @@ import { JOB_STATUS } from '../workflows/search-attributes';
 import { REDELIVER_AFTER_SECONDS } from '../src/temporal/outcome-redelivery';
 
 /**
- * `npm run bench:scale-out [-- --jobs 500] [--kill worker|server|hosts|frontend] [--down 10]`: API and worker
+ * `npm run bench:scale-out [-- --jobs 500] [--kill worker|server|hosts|frontend] [--down 10] [--wait 3600]`: API and worker
  * processes on the Postgres-backed Temporal. A burst of inits goes through the APIs in turn, a Lambda stand-in
  * reports each completion to one of them, and each completed job starts a cascade.
  *
@@ -58,6 +58,8 @@ const TARGET_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:follow-up';
 const FINAL_STATES = ['success', 'failure', 'timed_out'];
 /** How long without a job becoming final before the rest are counted as stuck. */
 const STALL_SECONDS = 120;
+/** `--wait`: the longest wait for every job to be final after the burst (a bound for a run on a busy machine). */
+const WAIT_SECONDS = arg('wait', 3600);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -369,6 +371,10 @@ async function main() {
       if (p.final !== lastFinal) [lastFinal, lastChange] = [p.final, Date.now()];
       if (Date.now() - lastChange > STALL_SECONDS * 1000) {
         console.error(`  no job became final for ${STALL_SECONDS} s: the rest are counted as stuck`);
+        break;
+      }
+      if (Date.now() - burstStart - burstMs > WAIT_SECONDS * 1000) {
+        console.error(`  --wait ${WAIT_SECONDS} s passed with jobs still moving: those not final are counted as stuck`);
         break;
       }
       await sleep(500);
