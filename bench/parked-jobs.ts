@@ -56,6 +56,8 @@ export async function parkedJobs(o: {
     TEMPORAL_TASK_QUEUE: 'bench-parked',
     AUTH_JWKS_URL: jwks.url,
     AUTH_ISSUER: DEV_ISSUER,
+    // The dev key signs the bench's token, as in an evaluation install.
+    AUTH_DEV_ISSUER: 'on',
     MACHINE_CLIENTS: JSON.stringify({ bench: { access: 'platform' } }),
     PORT: String(port),
     PUBLIC_BASE_URL: api,

@@ -23,14 +23,14 @@ export async function loadDevKey(dataDir: string): Promise<{ privateKey: KeyLike
 }
 
 /** Serves the dev JWK set on 127.0.0.1, so the API verifies dev tokens exactly as it verifies an IdP's. */
-export async function serveJwks(publicJwk: JWK): Promise<{ url: string; server: Server }> {
+export async function serveJwks(publicJwk: JWK, port = 0): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     res.writeHead(req.url === '/jwks.json' ? 200 : 404, { 'Content-Type': 'application/json' });
     res.end(req.url === '/jwks.json' ? JSON.stringify({ keys: [publicJwk] }) : '{}');
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/jwks.json`, server };
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  const bound = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${bound}/jwks.json`, server };
 }
 
 export async function mintDevToken(

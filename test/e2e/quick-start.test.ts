@@ -20,6 +20,7 @@ function quickStartBlocks(): string[] {
 /**
  * The README's quick start, run as written against a fresh dev runner (the npm start code path, with this
  * run's Postgres and Temporal): only the two `export` lines that say "paste here" get this runner's values.
+ * `npm run test:cluster` runs it against a multi-node Temporal cluster that requires mTLS.
  */
 describe('the README quick start', () => {
   let runner: DevRunner;
@@ -40,6 +41,8 @@ describe('the README quick start', () => {
         DATABASE_URL: url.toString(),
         DATABASE_POOL_MAX: '4',
         TEMPORAL_ADDRESS: testEnv.temporalAddress,
+        // With TEST_TEMPORAL=cluster (npm run test:cluster), the client certificate the cluster's frontends require.
+        ...testEnv.temporalTlsEnv,
         TEMPORAL_TASK_QUEUE: uid('quick-start'),
         MACHINE_CLIENTS: '{"acme": {"access": "tenant", "tenants": ["acme"]}}',
       },

@@ -12,7 +12,7 @@ export interface Issued {
 /** A certificate authority of a test, made with openssl: it issues server and client certificates into `dir`. */
 export interface TestCa extends Issued {
   name: string;
-  /** A server certificate for 127.0.0.1, localhost and `names`. */
+  /** A server certificate for 127.0.0.1, localhost and `names` (host names, or IPv4 addresses). */
   server(file: string, names?: string[]): Issued;
   /** A client certificate (mTLS) with this common name; `expired`: valid only in 2020. */
   client(file: string, commonName: string, options?: { expired?: boolean }): Issued;
@@ -79,7 +79,7 @@ export function makeTestCa(name: string, root = mkdtempSync(path.join(os.tmpdir(
         file,
         'temporal-frontend',
         [
-          `subjectAltName = ${['IP:127.0.0.1', 'DNS:localhost', ...names.map((n) => `DNS:${n}`)].join(', ')}`,
+          `subjectAltName = ${['IP:127.0.0.1', 'DNS:localhost', ...names.map((n) => (/^\d+(\.\d+){3}$/.test(n) ? `IP:${n}` : `DNS:${n}`))].join(', ')}`,
           'extendedKeyUsage = serverAuth, clientAuth',
         ],
         ['-days', '30'],

@@ -6,6 +6,14 @@ export const testEnv = {
   get temporalAddress(): string {
     return required('MOS_TEST_TEMPORAL_ADDRESS');
   },
+  /** The service's TEMPORAL_TLS_* settings for the suite's Temporal (TEST_TEMPORAL=cluster requires mTLS); none otherwise. */
+  get temporalTlsEnv(): Record<string, string> {
+    return JSON.parse(process.env.MOS_TEST_TEMPORAL_TLS || '{}') as Record<string, string>;
+  },
+  /** Every frontend of the suite's Temporal: the cluster's several, or the one address. */
+  get temporalFrontends(): string[] {
+    return JSON.parse(process.env.MOS_TEST_TEMPORAL_FRONTENDS || '[]') as string[];
+  },
   get workflowBundlePath(): string {
     return required('MOS_TEST_WORKFLOW_BUNDLE');
   },

@@ -86,7 +86,7 @@ function tlsConfig(tls: ServerTls | undefined): string {
 }
 
 /** How this module's own checks reach a frontend with `tls`: as one of its services, with the server's certificate. */
-function adminEndpoint(address: string, tls: ServerTls | undefined): TemporalEndpoint {
+export function adminEndpoint(address: string, tls: ServerTls | undefined): TemporalEndpoint {
   if (!tls) return { address };
   const file = (path: string) => ({ path, setting: 'the server TLS files' });
   return { address, tls: { ca: file(tls.caFile), cert: file(tls.certFile), key: file(tls.keyFile) } };
@@ -100,7 +100,7 @@ export function binary(name: string): string {
 }
 
 /** Creates the database when missing and brings its schema to the version the sql tool embeds. */
-export async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
+async function prepareDatabase(pg: URL, database: string, schemaName: string): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: pg.toString(), pool: { min: 0, max: 1 } });
   try {
     const { rows } = await admin.raw<{ rows: unknown[] }>('select 1 from pg_database where datname = ?', [database]);
@@ -140,12 +140,14 @@ export async function prepareDatabase(pg: URL, database: string, schemaName: str
   run(['update-schema', '--schema-name', schemaName]);
 }
 
-export function serverConfig(o: {
+/** What one temporal-server process is configured with: its storage, ports, dynamic configuration and TLS. */
+export interface ServerConfigOptions {
   pg: URL;
   main: string;
   visibility: string;
   shards: number;
   connections: { main: number; visibility: number };
+  /** `<service>Grpc` and `<service>Membership` of frontend, history, matching and worker, and `frontendHttp`. */
   ports: Record<string, number>;
   dynamicConfig: string;
   tls?: ServerTls;
@@ -153,7 +155,46 @@ export function serverConfig(o: {
   ip?: string;
   /** The first frontend's address, for the cluster metadata; this process's own frontend when alone. */
   frontendAddress?: string;
-}): string {
+}
+
+/** The ports a server's configuration names, in the order they are taken. */
+export const SERVER_PORTS = [
+  'frontendGrpc',
+  'frontendHttp',
+  'frontendMembership',
+  'historyGrpc',
+  'historyMembership',
+  'matchingGrpc',
+  'matchingMembership',
+  'workerGrpc',
+  'workerMembership',
+] as const;
+
+/**
+ * Writes the configuration of one temporal-server process under `root` and returns its start (called again to
+ * restart it): the four services in one process, or the one `service` of a cluster's host.
+ */
+export function serverProcess(
+  root: string,
+  config: ServerConfigOptions,
+  options: { service?: string; onOutput?: (line: string) => void } = {},
+): () => { child: ChildProcess; exited: Promise<void> } {
+  ensurePrivateDir(path.join(root, 'config'));
+  writeFileSync(path.join(root, 'config', 'production.yaml'), serverConfig(config));
+  const args = ['--root', root, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'];
+  if (options.service) args.push('--service', options.service);
+  return () => spawnLogged(binary('temporal-server'), args, options.onOutput);
+}
+
+/** Creates the main and visibility databases when missing and brings their schemas up to date. */
+export async function prepareDatabases(pg: URL, main: string): Promise<{ main: string; visibility: string }> {
+  const visibility = `${main}_visibility`;
+  await prepareDatabase(pg, main, 'postgresql/v12/temporal');
+  await prepareDatabase(pg, visibility, 'postgresql/v12/visibility');
+  return { main, visibility };
+}
+
+function serverConfig(o: ServerConfigOptions): string {
   const ip = o.ip ?? '127.0.0.1';
   const store = (database: string, maxConns: number) => `
       sql:
@@ -247,32 +288,17 @@ export async function ensureNamespace(
 
 export async function startTemporalServer(options: TemporalServerOptions): Promise<TemporalServer> {
   const pg = new URL(options.postgresUrl);
-  const main = options.databasePrefix ?? 'temporal';
-  const visibility = `${main}_visibility`;
   const namespace = options.namespace ?? 'default';
-  await prepareDatabase(pg, main, 'postgresql/v12/temporal');
-  await prepareDatabase(pg, visibility, 'postgresql/v12/visibility');
+  const { main, visibility } = await prepareDatabases(pg, options.databasePrefix ?? 'temporal');
 
   const ports: Record<string, number> = { frontendGrpc: await freePort(options.port) };
-  for (const name of [
-    'frontendHttp',
-    'frontendMembership',
-    'historyGrpc',
-    'historyMembership',
-    'matchingGrpc',
-    'matchingMembership',
-    'workerGrpc',
-    'workerMembership',
-  ]) {
-    ports[name] = await lowFreePort();
-  }
-  const configDir = path.join(options.workDir, 'config');
-  ensurePrivateDir(configDir);
-  const dynamicConfig = path.join(configDir, 'dynamic-config.yaml');
+  for (const name of SERVER_PORTS.slice(1)) ports[name] = await lowFreePort();
+  ensurePrivateDir(path.join(options.workDir, 'config'));
+  const dynamicConfig = path.join(options.workDir, 'config', 'dynamic-config.yaml');
   writeFileSync(dynamicConfig, dynamicConfigYaml(options.dynamicConfig));
-  writeFileSync(
-    path.join(configDir, 'production.yaml'),
-    serverConfig({
+  const spawnServer = serverProcess(
+    options.workDir,
+    {
       pg,
       main,
       visibility,
@@ -281,15 +307,9 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       ports,
       dynamicConfig,
       tls: options.tls,
-    }),
+    },
+    { onOutput: options.onOutput },
   );
-
-  const spawnServer = () =>
-    spawnLogged(
-      binary('temporal-server'),
-      ['--root', options.workDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
-      options.onOutput,
-    );
   let server = spawnServer();
   const killOnExit = () => server.child.kill('SIGKILL');
   process.once('exit', killOnExit);
