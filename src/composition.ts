@@ -1,3 +1,4 @@
+import { watchTemporalFairness, type TemporalFairnessWatch } from './temporal/fairness-probe';
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type Router from '@koa/router';
@@ -124,6 +125,8 @@ export interface ApiParts {
   serving: ServingState;
   /** Wakes `?wait=` reads; tests ask it whether a read is held. */
   finals: Pick<JobFinalListener, 'held'>;
+  /** What the probe of Temporal's task-queue fairness saw (TEMPORAL_FAIRNESS_PROBE=off: none). */
+  temporalFairness?: TemporalFairnessWatch;
   /** Serves the app (with the HTTP limits of the config) on this port; resolves once it listens. Once. */
   listen(port: number, host?: string): Promise<Server>;
   /**
@@ -137,6 +140,9 @@ export interface ApiParts {
 export function composeApi(deps: Resources & ApiOptions): ApiParts {
   const { config, knex, temporal, log, metrics } = deps;
   const gateway = deps.gateway ?? jobGatewayFor(temporal, config, metrics);
+  const fairness = config.temporal.fairnessProbe
+    ? watchTemporalFairness({ client: temporal, namespace: config.temporal.namespace, log, metrics })
+    : undefined;
   const built = createApp({
     config,
     knex,
@@ -147,6 +153,7 @@ export function composeApi(deps: Resources & ApiOptions): ApiParts {
     metrics,
     inProcessNames: deps.inProcessNames ?? Object.keys(builtinImplementations),
     console: deps.console,
+    temporalFairness: fairness?.describe,
   });
   const { app, serving } = built;
   app.middleware.unshift(...(deps.outerMiddleware ?? []));
@@ -157,6 +164,7 @@ export function composeApi(deps: Resources & ApiOptions): ApiParts {
     gateway,
     serving,
     finals: built.finals,
+    temporalFairness: fairness,
     async listen(port, host) {
       if (server) throw new Error('the API is already listening');
       const listening = createHttpServer(app, config.http);
@@ -172,6 +180,7 @@ export function composeApi(deps: Resources & ApiOptions): ApiParts {
     },
     async close() {
       await built.close();
+      await fairness?.stop();
       if (!server) return;
       const s = server;
       if (deps.drain) {

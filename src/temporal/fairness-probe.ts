@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { ServiceMetrics } from '../observability/metrics';
+
+/** Whether the namespace's task queues dispatch by fairness key: what the probe saw, or `unknown` until it answers. */
+export type TemporalFairness = 'on' | 'off' | 'unknown';
+
+/** Tasks of the busy key, queued first, then of the quiet key: a fair queue dispatches the quiet ones early. */
+const BUSY = 24;
+const QUIET = 8;
+/** Of the quiet key's tasks, how many a fair queue hands out in the first half of the polls (FIFO: about 1 in 4). */
+const FAIR_IF_EARLY = 5;
+
+/**
+ * Asks the server what it does, since no API in server 1.29 says whether `matching.enableFairness` is on: on a
+ * task queue of its own with no worker, starts `BUSY` workflows with fairness key `busy`, then `QUIET` with `quiet`,
+ * polls their first workflow tasks and looks where the quiet ones came. First come, first served they come last
+ * (in each of the queue's partitions); with fairness they take turns with the busy ones. Then terminates them all.
+ * A task queue may have its own setting: this answers for the namespace's default.
+ */
+export async function probeTaskQueueFairness(client: Client, namespace: string): Promise<{ fairness: TemporalFairness; detail: string }> {
+  const taskQueue = `mos-fairness-probe-${randomUUID()}`;
+  const ids: string[] = [];
+  try {
+    for (const [key, n] of [
+      ['busy', BUSY],
+      ['quiet', QUIET],
+    ] as const) {
+      for (let i = 0; i < n; i++) {
+        const workflowId = `${taskQueue}-${key}-${i}`;
+        await client.workflow.start('mosFairnessProbe', {
+          taskQueue,
+          workflowId,
+          workflowExecutionTimeout: '1 minute',
+          priority: { fairnessKey: key },
+        });
+        ids.push(workflowId);
+      }
+    }
+    const order: string[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const task = await client.withDeadline(Date.now() + 5000, () =>
+        client.workflowService.pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity: 'mos-fairness-probe' }),
+      );
+      const id = task.workflowExecution?.workflowId;
+      if (!id) break;
+      order.push(id.includes('-quiet-') ? 'quiet' : 'busy');
+    }
+    if (order.length < ids.length) return { fairness: 'unknown', detail: `the probe polled ${order.length} of ${ids.length} tasks` };
+    const early = order.slice(0, order.length / 2).filter((k) => k === 'quiet').length;
+    const fairness = early >= FAIR_IF_EARLY ? 'on' : 'off';
+    return { fairness, detail: `${early} of ${QUIET} quiet tasks among the first half of ${order.length} polls` };
+  } finally {
+    await Promise.all(
+      ids.map((id) =>
+        client.workflow
+          .getHandle(id)
+          .terminate('fairness probe done')
+          .catch(() => undefined),
+      ),
+    );
+  }
+}
+
+/**
+ * Probes once in the background (src/composition.ts, at the API's start): logs the answer, a warning when fairness is
+ * off (the service's own shares and release order are then what protects tenants: docs/fairness.md), sets
+ * `mos_temporal_fairness` and answers it to readiness. A failed probe leaves `unknown` and tries again after a minute.
+ */
+export function watchTemporalFairness(deps: { client: Client; namespace: string; log: Logger; metrics?: ServiceMetrics }) {
+  let state: TemporalFairness = 'unknown';
+  let detail = 'not probed yet';
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const probe = async (): Promise<void> => {
+    try {
+      const result = await probeTaskQueueFairness(deps.client, deps.namespace);
+      ({ fairness: state, detail } = result);
+    } catch (err) {
+      [state, detail] = ['unknown', `probe failed: ${(err as Error).message}`];
+    }
+    deps.metrics?.temporalFairness(state);
+    if (state === 'on') deps.log.info({ detail }, 'Temporal task-queue fairness is on');
+    else if (state === 'off')
+      deps.log.warn(
+        { detail },
+        "Temporal task-queue fairness is off on this namespace (matching.enableFairness): tenants' jobs are dispatched first come, first served there, and the service's fair shares (JOB_CAPACITY) are what keep one tenant's burst from delaying another's",
+      );
+    else deps.log.warn({ detail }, 'could not tell whether Temporal task-queue fairness is on; probing again in a minute');
+    if (state === 'unknown' && !stopped) timer = setTimeout(() => void probe(), 60_000).unref();
+  };
+  const first = probe();
+  return {
+    /** For readiness: `on`, `off` or `unknown`, with what the probe saw. */
+    describe: () => `${state} (${detail})`,
+    get state() {
+      return state;
+    },
+    /** Settles once the first probe answered. */
+    ready: first,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await first;
+    },
+  };
+}
+
+export type TemporalFairnessWatch = ReturnType<typeof watchTemporalFairness>;
