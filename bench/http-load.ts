@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 /** A lean keep-alive HTTP client for the load rounds, the same for the service and the bare handler. */
 export function httpCaller(connections: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  return (method: string, url: string, token: string, body?: unknown): Promise<{ status: number; body: string }> =>
+  return (method: string, url: string, token: string, body?: unknown): Promise<{ status: number; body: string; retryAfter?: string }> =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request(
@@ -20,7 +20,9 @@ export function httpCaller(connections: number) {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }),
+          );
           res.on('error', reject);
         },
       );

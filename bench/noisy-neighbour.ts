@@ -10,23 +10,27 @@ import { loadConfig } from '../src/config';
 import { createKnex } from '../src/db/knex';
 import { startDevServer } from '../src/dev/temporal/dev-server';
 import { startTemporalServer } from '../src/dev/temporal/server';
-import { WITHOUT_FAIRNESS, withoutFairnessOn } from '../src/dev/temporal/server-tuning';
+import { WITHOUT_FAIRNESS } from '../src/dev/temporal/server-tuning';
+import { jobGatewayFor } from '../src/temporal/job-gateway';
 import { connectTemporalClient } from '../src/temporal/connection';
 import { createTokenVerifier } from '../src/auth/verifier';
-import { composeApi, composeWorker } from '../src/composition';
+import { composeApi, composeWorker, slotReleaserFor } from '../src/composition';
 import { ServiceMetrics } from '../src/observability/metrics';
 import { poolStats } from '../src/db/pool-stats';
 import { httpCaller, load, percentile } from './http-load';
 
 /**
  * The noisy-neighbour phase of `npm run bench` (bench/README.md, "Noisy neighbour"): a quiet tenant's init → success
- * latency, one init at a time, on an idle service and while another tenant floods inits at 32 connections; then the
- * flood again with a per-tenant limit set. Two sides, each its own Temporal server of the same shape, API and worker,
- * interleaved: `before` without the fairness work (Temporal's default matcher, no fairness keys, first-come starts) and `after`.
- * Limits are off on both sides (the service's defaults would throttle the flood) except where the phase sets one.
+ * latency, one init at a time, on an idle service and while another tenant floods inits at 32 connections; then
+ * (optionally) the flood again with a per-tenant limit set. Two sides on Temporal servers of the same shape (with or
+ * without Temporal's fairness), each with its API and worker, interleaved: `before` without the service's own
+ * fairness (REQUEST_FAIR_QUEUING=off, JOB_CAPACITY=0) and `after` with the defaults. The limits are the defaults on
+ * both sides: what a tenant meets out of the box.
  */
 export interface NoisyOptions {
   mode: 'dev' | 'server';
+  /** Temporal's task-queue fairness on the servers of both sides (`matching.enableFairness`). */
+  temporalFairness: boolean;
   adminUrl: string;
   /** The bench's database, where both sides keep their rows (each side's API and worker open pools of their own). */
   dbUrl: string;
@@ -65,6 +69,12 @@ interface SideFigures {
   idle: number[];
   underFlood: number[];
   floodAccepted: number;
+  /** Flood inits answered 429 or 503, and those of them without Retry-After; answers of any other status. */
+  floodRefused: number;
+  refusedWithoutRetryAfter: number;
+  floodErrors: number;
+  /** Accepted jobs of both tenants that had not reached a final state a minute after the flood's last one did. */
+  lost: number;
   floodE2e: number;
   limited: { accepted: number; refused: number; seconds: number; quiet: number[] };
 }
@@ -96,10 +106,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     await admin.destroy();
   }
 
-  /**
-   * Dev servers are light: one per side, `before` with Temporal's default matcher. The production-shaped server holds
-   * up to 32 Postgres connections: one serves both sides, the default matcher on the `before` side's task queue only.
-   */
+  /** One Temporal server serves both sides (each its own task queue), with Temporal's fairness on or off. */
+  const dynamicConfig = o.temporalFairness ? undefined : WITHOUT_FAIRNESS;
   const shared =
     o.mode === 'server'
       ? await startTemporalServer({
@@ -107,17 +115,14 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
           databasePrefix: `mos_bench_noisy_${o.stamp}`,
           workDir: mkdtempSync(path.join(os.tmpdir(), 'mos-bench-noisy-')),
           headless: true,
-          dynamicConfig: withoutFairnessOn('noisy-before'),
+          dynamicConfig,
           // The budget of the test suites (README, "Postgres connections"), beside the bench's own server.
           postgresConnections: { main: 6, visibility: 2 },
         })
-      : undefined;
+      : await startDevServer({ headless: true, dynamicConfig });
 
   async function startSide(name: Side['name']): Promise<Side> {
-    const own = shared
-      ? undefined
-      : await startDevServer({ headless: true, dynamicConfig: name === 'after' ? undefined : WITHOUT_FAIRNESS });
-    const server = (shared ?? own)!;
+    const server = shared;
     const [flood, quiet] = [`flood-${name}`, `quiet-${name}`];
     const config = loadConfig({
       TEMPORAL_ADDRESS: server.address,
@@ -129,16 +134,16 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       }),
       AUTH_ISSUER: 'bench',
       LOG_LEVEL: 'silent',
-      JOB_FAIRNESS: name === 'after' ? 'on' : 'off',
-      TENANT_JOBS_PER_SECOND: '0',
-      CALLER_REQUESTS_PER_SECOND: '0',
+      REQUEST_FAIR_QUEUING: name === 'after' ? 'on' : 'off',
+      JOB_CAPACITY: name === 'after' ? undefined : '0',
+      TEMPORAL_FAIRNESS_PROBE: 'off',
       WORKER_WORKFLOW_TASK_SLOTS: o.workerSlots?.workflowTasks,
       WORKER_ACTIVITY_SLOTS: o.workerSlots?.activities,
     });
     const log = pino({ level: 'silent' });
     const temporal = await connectTemporalClient({ address: server.address }, 'default');
     // The API and the worker each with a pool of their own, as the separate processes of a deployment have, composed
-    // as those processes compose them (src/composition.ts).
+    // as those processes compose them (src/composition/index.ts).
     const apiKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-api` });
     const workerKnex = createKnex(o.dbUrl, { max: 5, name: `mos-bench-${name}-worker` });
     const resourcesOf = (knex: Knex) => ({ config, knex, temporal, log, metrics: new ServiceMetrics({ pool: poolStats(knex) }) });
@@ -148,6 +153,9 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     config.publicBaseUrl = base;
     const worker = await composeWorker({ ...resourcesOf(workerKnex), sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
     const run = worker.run();
+    // The releaser of held jobs, as the worker process runs it (on notifications; the sweep left to its long interval).
+    const releaser = slotReleaserFor({ knex: workerKnex, gateway: jobGatewayFor(temporal, config), log, config, sweepMs: 3_600_000 });
+    await releaser.ready;
     const admin = await sign({ client_id: 'bench', scope: 'platform/admin' });
     const model = `noisy-${name}`;
     await must(
@@ -180,13 +188,13 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       tenants: { flood, quiet },
       async stop() {
         http.closeAllConnections();
+        await releaser.stop();
         await api.close();
         await worker.close();
         await run;
         await temporal.connection.close();
         await apiKnex.destroy();
         await workerKnex.destroy();
-        if (own) await stopServer(own);
       },
     };
   }
@@ -239,7 +247,12 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
   const finished = async (tenant: string) =>
     Number(
       (
-        (await o.knex('model_jobs').where({ client_id: tenant }).whereIn('status', ['success', 'failure']).count({ n: '*' }).first()) as {
+        (await o
+          .knex('model_jobs')
+          .where({ client_id: tenant })
+          .whereIn('status', ['success', 'failure', 'timed_out', 'cancelled'])
+          .count({ n: '*' })
+          .first()) as {
           n: string;
         }
       ).n,
@@ -256,15 +269,38 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     const started = performance.now();
     recordParts = true;
     const quiet = quietWhile(side, () => drained);
+    let [acceptedN, shed, withoutRetryAfter, errors] = [0, 0, 0, 0];
     const accepted = await load(o.flood, FLOOD_CONNECTIONS, async () => {
       const res = await init(side, 'flood');
-      if (res.status !== 202) throw new Error(`flood init: ${res.status} ${res.body}`);
+      if (res.status === 202) acceptedN++;
+      else if (res.status === 429 || res.status === 503) {
+        shed++;
+        if (!res.retryAfter) withoutRetryAfter++;
+      } else errors++;
     });
-    while ((await finished(side.tenants.flood)) - before < o.flood) await sleep(100);
-    const e2e = (o.flood / (performance.now() - started)) * 1000;
+    // Every accepted job reaches a final state; a minute without progress past the flood's end counts the rest lost.
+    let [done, progressAt] = [0, performance.now()];
+    while (done < acceptedN && performance.now() - progressAt < 60_000) {
+      await sleep(100);
+      const now = (await finished(side.tenants.flood)) - before;
+      if (now > done) [done, progressAt] = [now, performance.now()];
+    }
+    const e2e = (done / (performance.now() - started)) * 1000;
     drained = true;
     const underFlood = await quiet;
     recordParts = false;
+    const lost = acceptedN - done;
+    const floodCounts = { floodRefused: shed, refusedWithoutRetryAfter: withoutRetryAfter, floodErrors: errors, lost };
+    if (o.limitedSeconds <= 0) {
+      return {
+        idle,
+        underFlood,
+        floodAccepted: (acceptedN / accepted.wall) * 1000,
+        floodE2e: e2e,
+        ...floodCounts,
+        limited: { accepted: 0, refused: 0, seconds: 0, quiet: [] },
+      };
+    }
 
     o.log(`  ${side.name}: limited flood, ${o.limitedSeconds} s`);
     await must('PUT', `${side.base}/v2/clients/${side.tenants.flood}`, side.admin, { limits: LIMIT });
@@ -290,22 +326,23 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     return {
       idle,
       underFlood,
-      floodAccepted: accepted.perSecond,
+      floodAccepted: (acceptedN / accepted.wall) * 1000,
       floodE2e: e2e,
+      ...floodCounts,
       limited: { accepted: ok, refused, seconds, quiet: limitedQuietMs },
     };
   }
 
   o.log(
-    `\nnoisy neighbour (${o.flood} inits at ${FLOOD_CONNECTIONS} connections, ${o.rounds} round(s); Temporal ${o.mode}; ` +
-      `before: Temporal's default matcher, no fairness keys, first-come starts)`,
+    `\nnoisy neighbour (${o.flood} inits at ${FLOOD_CONNECTIONS} connections, ${o.rounds} round(s); Temporal ${o.mode}, its fairness ` +
+      `${o.temporalFairness ? 'on' : 'off'}; before: REQUEST_FAIR_QUEUING=off JOB_CAPACITY=0, after: the defaults)`,
   );
   const sides: Side[] = [];
   try {
     sides.push(await startSide('before'), await startSide('after'));
   } catch (err) {
     for (const side of sides) await side.stop().catch(() => undefined);
-    if (shared) await stopServer(shared);
+    await stopServer(shared);
     throw err;
   }
   const rounds: Record<Side['name'], SideFigures[]> = { before: [], after: [] };
@@ -319,7 +356,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     }
   } finally {
     for (const side of sides) await side.stop().catch(() => undefined);
-    if (shared) await stopServer(shared).catch(() => undefined);
+    await stopServer(shared).catch(() => undefined);
   }
   // Latencies of all rounds together; throughputs per round.
   const all = (xs: SideFigures[], f: (s: SideFigures) => number[]) => xs.flatMap(f);
@@ -347,6 +384,10 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     ).toFixed(1),
   );
   row('flood inits accepted/s', (x) => each(x, (s) => s.floodAccepted));
+  row('flood inits 429/503 (without Retry-After), other errors', (x) =>
+    x.map((s) => `${s.floodRefused} (${s.refusedWithoutRetryAfter}), ${s.floodErrors}`).join(' / '),
+  );
+  row('accepted flood jobs not final a minute after the last', (x) => x.map((s) => String(s.lost)).join(' / '));
   row('flood end to end, jobs/s', (x) => each(x, (s) => s.floodE2e));
   row(`limited (${LIMIT.jobs_per_second}/s, burst ${LIMIT.burst}): accepted, 429`, (x) =>
     x.map((s) => `${s.limited.accepted}, ${s.limited.refused} in ${s.limited.seconds.toFixed(0)} s`).join(' / '),

@@ -2014,6 +2014,8 @@ export interface components {
             job_starts?: string;
             /** @description `ok`, or the migrations not yet applied */
             migrations?: string;
+            /** @description Whether the namespace's task queues dispatch tenants' tasks by fairness key, as a probe at start saw it: `on`, `off` (the service's fair shares alone protect tenants) or `unknown`, with what the probe saw (docs/fairness.md); it does not make the API not ready */
+            temporal_fairness?: string;
         };
         /** @description A tenant of the registry */
         Client: {
@@ -4003,7 +4005,8 @@ export interface operations {
                      *       "database": "ok",
                      *       "temporal": "ok",
                      *       "job_starts": "ok",
-                     *       "migrations": "ok"
+                     *       "migrations": "ok",
+                     *       "temporal_fairness": "on (5 of 8 quiet tasks among the first half of 32 polls)"
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];

@@ -3,6 +3,7 @@ import { webhookConfig, WebhookConfig } from './webhooks/config';
 import { commaSeparated, ConfigError, integer, decimal, type Env } from './env-values';
 import type { LimitDefaults } from './domain/shared';
 import type { HttpLimits } from './http/server';
+import type { FairQueuingSettings } from './http/fair-queuing';
 import { parseSecretKeys } from './secrets/secret-keys';
 import type { SecretKey } from './secrets/secret-box';
 import { parseJobTokenKeys, type JobTokenKey } from './auth/job-tokens';
@@ -51,6 +52,8 @@ export interface Config {
     namespace: string;
     taskQueue: string;
     uiUrl?: string;
+    /** Whether the API probes, at start, if the namespace's task queues dispatch by fairness key (TEMPORAL_FAIRNESS_PROBE). */
+    fairnessProbe: boolean;
   };
   auth: AuthConfig;
   jobs: {
@@ -112,6 +115,8 @@ export interface Config {
   secretKeys: SecretKey[];
   /** How long the API waits for a client's request (src/http/server.ts; docs/authorization.md, "Slow clients"). */
   http: HttpLimits;
+  /** Fair queuing of request handling per tenant and priority level (docs/fairness.md, "Requests"). */
+  requests: FairQueuingSettings;
   /** Schedules (docs/schedules.md): per-tenant limits, and the worker's reconciler of rows and Temporal Schedules. */
   schedules: {
     maxPerTenant: number;
@@ -281,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.TEMPORAL_TASK_QUEUE || 'model-jobs',
       uiUrl: url(env, 'TEMPORAL_UI_URL'),
+      fairnessProbe: onOff(env, 'TEMPORAL_FAIRNESS_PROBE', true),
     },
     auth: authConfig(env),
     jobs: {
@@ -297,6 +303,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxRunningJobs: integer(env, 'TENANT_MAX_RUNNING_JOBS', 0, 0),
       requestsPerSecond: decimal(env, 'CALLER_REQUESTS_PER_SECOND', 200),
       requestsBurst: integer(env, 'CALLER_REQUESTS_BURST', 400),
+      // The worker's workflow-task slots (the SDK's 40 when unset): a job past them would wait in Temporal's queue.
+      jobCapacity: integer(env, 'JOB_CAPACITY', optionalInteger(env, 'WORKER_WORKFLOW_TASK_SLOTS', 2) ?? 40, 0),
     },
     metricsPerTenant: onOff(env, 'METRICS_PER_TENANT', false),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`,
@@ -314,6 +322,13 @@ export function loadConfig(env: Env = process.env): Config {
       activities: optionalInteger(env, 'WORKER_ACTIVITY_SLOTS', 1),
     },
     http: httpLimits(env),
+    requests: {
+      enabled: onOff(env, 'REQUEST_FAIR_QUEUING', true),
+      // As many requests at once per level as the pool has connections: more would only queue, first come, in the pool.
+      seats: integer(env, 'REQUEST_SEATS', integer(env, 'DATABASE_POOL_MAX', 10, 1), 1),
+      queueLength: integer(env, 'REQUEST_QUEUE_LENGTH', 128, 1),
+      queueWaitSeconds: integer(env, 'REQUEST_QUEUE_WAIT_SECONDS', 10, 1),
+    },
     workerMetrics: {
       port: workerMetricsPort,
       sdkPort: optionalPort(env, 'WORKER_SDK_METRICS_PORT') ?? (workerMetricsPort ? workerMetricsPort + 1 : undefined),

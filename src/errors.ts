@@ -75,6 +75,19 @@ export class UnavailableError extends ServiceError {
   }
 }
 
+/**
+ * The API is serving all it can and the caller's queue is full or its wait ran out (src/http/fair-queuing.ts): 429
+ * with Retry-After, like a limit, since the caller's own requests are what fills its queue.
+ */
+export class OverloadedError extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message);
+  }
+}
+
 /** One token-bucket decision, for the 429 and the RateLimit-Policy / RateLimit headers. */
 export interface LimitDecision {
   /** The policy: `jobs` (job starts per tenant) or `requests` (requests per caller). */

@@ -6,6 +6,7 @@ import type { Service, Stack } from './stack';
 export async function runNoisy({ dbUrl, knex, stamp }: Stack, { privateKey, keys }: Service) {
   await noisyNeighbour({
     mode: TEMPORAL === 'server' ? 'server' : 'dev',
+    temporalFairness: arg('noisy-temporal-fairness', 'on') !== 'off',
     adminUrl: ADMIN_URL,
     dbUrl: dbUrl.toString(),
     knex,

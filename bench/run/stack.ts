@@ -79,7 +79,7 @@ export async function startService({ knex, config, log, temporal }: Stack, stops
     .setExpirationTime('2h')
     .sign(privateKey);
   const keys = createLocalJWKSet({ keys: [jwk] });
-  // The service as its processes compose it (src/composition.ts), with the bench's key, task queue and deadline.
+  // The service as its processes compose it (src/composition/index.ts), with the bench's key, task queue and deadline.
   const resources = { config, knex, temporal, log, metrics: new ServiceMetrics({ pool: poolStats(knex) }) };
   const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
   const api = composeApi({ ...resources, gateway, verify: createTokenVerifier({ keys, issuer: 'bench' }) });

@@ -8,6 +8,7 @@ import { createHttpServer } from '../http/server';
 import { drainServer } from '../http/drain';
 import type { ServingState } from '../http/serving-state';
 import { jobGatewayFor } from '../temporal/job-gateway';
+import { watchTemporalFairness, type TemporalFairnessWatch } from '../temporal/fairness-probe';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { createApp, type AppDeps } from './app';
 import type { Resources } from './resources';
@@ -38,6 +39,8 @@ export interface ApiParts {
   serving: ServingState;
   /** Wakes `?wait=` reads; tests ask it whether a read is held. */
   finals: Pick<JobFinalListener, 'held'>;
+  /** What the probe of Temporal's task-queue fairness saw (TEMPORAL_FAIRNESS_PROBE=off: none). */
+  temporalFairness?: TemporalFairnessWatch;
   /** Serves the app (with the HTTP limits of the config) on this port; resolves once it listens. Once. */
   listen(port: number, host?: string): Promise<Server>;
   /**
@@ -51,6 +54,9 @@ export interface ApiParts {
 export function composeApi(deps: Resources & ApiOptions): ApiParts {
   const { config, knex, temporal, log, metrics } = deps;
   const gateway = deps.gateway ?? jobGatewayFor(temporal, config, metrics);
+  const fairness = config.temporal.fairnessProbe
+    ? watchTemporalFairness({ client: temporal, namespace: config.temporal.namespace, log, metrics })
+    : undefined;
   const built = createApp({
     config,
     knex,
@@ -61,6 +67,7 @@ export function composeApi(deps: Resources & ApiOptions): ApiParts {
     metrics,
     inProcessNames: deps.inProcessNames ?? Object.keys(builtinImplementations),
     console: deps.console,
+    temporalFairness: fairness?.describe,
   });
   const { app, serving } = built;
   app.middleware.unshift(...(deps.outerMiddleware ?? []));
@@ -71,6 +78,7 @@ export function composeApi(deps: Resources & ApiOptions): ApiParts {
     gateway,
     serving,
     finals: built.finals,
+    temporalFairness: fairness,
     async listen(port, host) {
       if (server) throw new Error('the API is already listening');
       const listening = createHttpServer(app, config.http);
@@ -86,6 +94,7 @@ export function composeApi(deps: Resources & ApiOptions): ApiParts {
     },
     async close() {
       await built.close();
+      await fairness?.stop();
       if (!server) return;
       const s = server;
       if (deps.drain) {

@@ -16,6 +16,7 @@ import { requestContext, requireJsonBody, guardInput } from '../http/request-con
 import { RequestValidator } from '../http/request-validator';
 import { createRouteRegistrar, notFoundOrMethodNotAllowed, methodsOf } from '../http/routing';
 import { cors } from '../http/cors';
+import { fairQueuing } from '../http/fair-queuing';
 import { buildOpenApiDocument } from '../openapi/document';
 import { createCompatibility } from '../domain/models';
 import { createClientsService } from '../domain/tenants';
@@ -74,6 +75,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
   /** Turns the readiness route not-ready once a shutdown starts; a fresh (serving) state when omitted. */
   serving?: ServingState;
+  /** Whether Temporal dispatches fairly, for readiness (src/temporal/fairness-probe.ts); not reported when omitted. */
+  temporalFairness?: () => string;
   /** The operator console (/console): where its build is (default dist/console), and `npm start`'s dev admin token. */
   console?: { assetsDir?: string; devToken?: string };
 }
@@ -131,7 +134,7 @@ export function createApp(deps: AppDeps): {
     },
     devToken: deps.console?.devToken,
   });
-  registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway }), serving);
+  registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway, temporalFairness: deps.temporalFairness }), serving);
   registerMetricsRoutes(route, metrics);
   registerClientRoutes(route, createClientsService(knex, defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
@@ -191,6 +194,8 @@ export function createApp(deps: AppDeps): {
   app.use(closeConnectionsWhileDraining(serving));
   app.use(errorMiddleware());
   app.use(cors(deps.config.corsAllowedOrigins, methodsOf));
+  // Before the body is read: a request waiting its turn costs no parsing.
+  app.use(fairQueuing({ settings: deps.config.requests, verify: deps.verify, auth: deps.config.auth, metrics }));
   app.use(requireJsonBody());
   app.use(
     koaBody({

@@ -73,7 +73,7 @@ export interface DevRunner {
  * The whole service on one machine. Starts embedded Postgres when DATABASE_URL is unset, the Temporal dev
  * server (with its Web UI) when TEMPORAL_ADDRESS is unset, and a dev signing key when AUTH_JWKS_URL is unset;
  * then migrates and runs the API and the worker in this process (composed as every process composes them,
- * src/composition.ts). `stop` undoes all of it, newest first.
+ * src/composition/index.ts). `stop` undoes all of it, newest first.
  */
 export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunner> {
   const config = loadConfig(options.env);

@@ -16,6 +16,15 @@ function bearerToken(ctx: Context): string {
   return match[1];
 }
 
+/** The token's claims, from the fair queue's verification of the same token when it made one. */
+async function verifiedOnce(ctx: Context, token: string, verify: TokenVerifier) {
+  const verified = ctx.state.verified;
+  if (verified?.token !== token) return verify(token);
+  // The verifier's own error (401 or 503), as the route would have met it.
+  if (verified.error !== undefined) throw verified.error as Error;
+  return verified.claims!;
+}
+
 /** The two checks of spec part 5 for one operation: permission, then tenant reach. Deny by default. */
 export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: AuthConfig; jobTokens?: JobTokens }) {
   return async (ctx: Context, next: Next) => {
@@ -29,7 +38,7 @@ export function authorize(op: Operation, deps: { verify: TokenVerifier; auth: Au
       ctx.state.principal = jobPrincipal(jobId);
       return next();
     }
-    const claims = await deps.verify(token);
+    const claims = await verifiedOnce(ctx, token, deps.verify);
     const principal: Principal | undefined = principalFromClaims(claims, deps.auth);
     if (!principal) throw new UnauthenticatedError('token identifies neither a machine client (client_id) nor a user (username or groups)');
     ctx.state.principal = principal;

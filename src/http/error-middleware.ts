@@ -4,6 +4,7 @@ import {
   ServiceError,
   AssignmentBlockedError,
   MethodNotAllowedError,
+  OverloadedError,
   RateLimitedError,
   UnauthenticatedError,
   UnavailableError,
@@ -63,6 +64,7 @@ export function errorMiddleware() {
           setRateLimitHeaders(ctx, err.decision);
           ctx.set('Retry-After', String(err.decision.resetSeconds));
         }
+        if (err instanceof OverloadedError) ctx.set('Retry-After', String(err.retryAfterSeconds));
         if (err instanceof UnavailableError) {
           ctx.set('Retry-After', String(err.retryAfterSeconds));
           ctx.state.log?.warn({ err }, 'dependency unavailable');

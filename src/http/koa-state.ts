@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { JWTPayload } from 'jose';
 import type { Principal } from '../auth/principal';
 
 // What the middleware chain puts on ctx.state, typed for every handler: the request id and its logger
@@ -8,5 +9,7 @@ declare module 'koa' {
     requestId?: string;
     log?: Logger;
     principal: Principal;
+    /** The bearer token as the fair queue verified it (fair-queuing.ts), so authorization does not verify it again. */
+    verified?: { token: string; claims?: JWTPayload; error?: unknown };
   }
 }

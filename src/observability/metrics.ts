@@ -139,6 +139,25 @@ export class ServiceMetrics {
     buckets: SCHEDULE_BUCKETS,
     registers: [this.registry],
   });
+  readonly requestQueueWait = new Histogram({
+    name: 'mos_request_queue_wait_seconds',
+    help: 'Time a request waited in its flow queue for a seat, by priority level (reads, writes)',
+    labelNames: ['level'],
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly requestsShed = new Counter({
+    name: 'mos_requests_shed_total',
+    help: 'Requests answered 429 by the fair queue, by priority level and reason (queue_full, wait)',
+    labelNames: ['level', 'reason'],
+    registers: [this.registry],
+  });
+  readonly temporalFairnessOn = new Gauge({
+    name: 'mos_temporal_fairness',
+    help: "Whether the namespace's task queues dispatch by fairness key, as the API's probe saw: 1 on, 0 off, -1 unknown",
+    registers: [this.registry],
+  });
+  private requestQueues?: () => Record<string, { waiting: number; inUse: number }>;
   readonly temporalCalls = new Histogram({
     name: 'mos_temporal_client_duration_seconds',
     help: 'Temporal client calls by operation and outcome',
@@ -173,6 +192,25 @@ export class ServiceMetrics {
         },
       });
     }
+    const queues = () => this.requestQueues?.() ?? {};
+    new Gauge({
+      name: 'mos_request_queue_length',
+      help: 'Requests waiting in the fair queue for a seat, by priority level',
+      labelNames: ['level'],
+      registers: [this.registry],
+      collect() {
+        for (const [level, q] of Object.entries(queues())) this.set({ level }, q.waiting);
+      },
+    });
+    new Gauge({
+      name: 'mos_request_seats_in_use',
+      help: 'Requests being served by the fair queue, by priority level',
+      labelNames: ['level'],
+      registers: [this.registry],
+      collect() {
+        for (const [level, q] of Object.entries(queues())) this.set({ level }, q.inUse);
+      },
+    });
     // Process metrics (CPU, memory, event loop lag); off in tests that only count the service's series.
     if (options.defaultMetrics ?? true) {
       collectDefaultMetrics({ register: this.registry });
@@ -188,6 +226,11 @@ export class ServiceMetrics {
         this.jobsFinished.inc({ job_type, status }, 0);
         this.jobDuration.zero({ job_type, status });
       }
+    }
+    this.temporalFairnessOn.set(-1);
+    for (const level of ['reads', 'writes']) {
+      this.requestQueueWait.zero({ level });
+      for (const reason of ['queue_full', 'wait']) this.requestsShed.inc({ level, reason }, 0);
     }
     for (const outcome of COMPLETION_OUTCOMES) this.completions.inc({ outcome }, 0);
     for (const outcome of ['fired', 'failed']) this.cascadeEntries.inc({ outcome }, 0);
@@ -208,6 +251,19 @@ export class ServiceMetrics {
 
   requestThrottled(limit: 'requests' | 'jobs', tenant: string): void {
     this.throttled.inc({ limit, tenant });
+  }
+
+  /** The fair queue's levels, read at each scrape. */
+  watchRequestQueues(read: () => Record<string, { waiting: number; inUse: number }>): void {
+    this.requestQueues = read;
+  }
+
+  temporalFairness(state: 'on' | 'off' | 'unknown'): void {
+    this.temporalFairnessOn.set(state === 'on' ? 1 : state === 'off' ? 0 : -1);
+  }
+
+  requestShed(level: string, reason: string): void {
+    this.requestsShed.inc({ level, reason });
   }
 
   jobQueued(trigger: string, tenant: string): void {

@@ -21,6 +21,13 @@ export function registerHealthRoutes(route: Register, health: HealthService, ser
     const [{ ok, ...checks }, migrations] = await Promise.all([health.dependencies(), health.migrations()]);
     const ready = ok && migrations === 'ok';
     ctx.status = ready ? 200 : 503;
-    return { status: ready ? ('ready' as const) : ('not_ready' as const), serving: 'ok' as const, ...checks, migrations };
+    const fairness = health.temporalFairness();
+    return {
+      status: ready ? ('ready' as const) : ('not_ready' as const),
+      serving: 'ok' as const,
+      ...checks,
+      migrations,
+      ...(fairness ? { temporal_fairness: fairness } : {}),
+    };
   });
 }

@@ -128,6 +128,8 @@ export class Harness {
       SECRET_KEYS: TEST_SECRET_KEYS,
       // The API and the worker of a harness share this config, so they share the job tokens' key.
       JOB_TOKEN_KEYS: `test:${randomBytes(32).toString('base64')}`,
+      // The probe of Temporal's fairness starts workflows on the shared server; the files that test it turn it on.
+      TEMPORAL_FAIRNESS_PROBE: 'off',
       ...options.env,
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

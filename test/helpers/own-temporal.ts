@@ -25,8 +25,8 @@ export interface CrashableTemporal {
  * Crashing the suite's shared server would break the files running beside this one, so a file that crashes
  * Temporal starts its own: the dev server on a SQLite file, or temporal-server on databases of its own.
  */
-export async function startOwnTemporal(): Promise<CrashableTemporal> {
-  const temporal = await startServer();
+export async function startOwnTemporal(options: { dynamicConfig?: Record<string, number | boolean> } = {}): Promise<CrashableTemporal> {
+  const temporal = await startServer(options.dynamicConfig);
   await untilJobStartsAreTaken(temporal.address);
   return temporal;
 }
@@ -61,7 +61,7 @@ export async function untilJobStartsAreTaken(address: string, namespace = 'defau
   }
 }
 
-async function startServer(): Promise<CrashableTemporal> {
+async function startServer(dynamicConfig?: Record<string, number | boolean>): Promise<CrashableTemporal> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'mos-own-temporal-'));
   if ((process.env.TEST_TEMPORAL ?? 'dev') === 'server') {
     const server = await startTemporalServer({
@@ -69,6 +69,7 @@ async function startServer(): Promise<CrashableTemporal> {
       databasePrefix: `mos_own_temporal_${process.pid}_${Date.now()}`,
       workDir: work,
       headless: true,
+      dynamicConfig,
       // Beside the suite's own server, within the suites' connection budget (README, "Postgres connections").
       postgresConnections: { main: 3, visibility: 1 },
     });
@@ -83,7 +84,7 @@ async function startServer(): Promise<CrashableTemporal> {
     };
   }
   const dbFile = path.join(work, 'temporal.db');
-  let dev: DevServer = await startDevServer({ dbFile, headless: true });
+  let dev: DevServer = await startDevServer({ dbFile, headless: true, dynamicConfig });
   const port = Number(dev.address.split(':')[1]);
   const crash = async () => {
     if (dev.process.exitCode !== null || dev.process.signalCode !== null) return;
@@ -96,7 +97,7 @@ async function startServer(): Promise<CrashableTemporal> {
     crash,
     async restart() {
       await crash();
-      dev = await startDevServer({ dbFile, headless: true, port });
+      dev = await startDevServer({ dbFile, headless: true, port, dynamicConfig });
       if (dev.address !== `127.0.0.1:${port}`) throw new Error(`the dev server came back on ${dev.address}, not port ${port}`);
     },
     stop: () => dev.stop(),

@@ -1,159 +1,168 @@
-import { Harness, PLATFORM_CLIENT, uid } from '../helpers/harness';
-import { activeModel, tenantWithDomain } from '../helpers/fixtures';
-import { OPERATIONS } from '../../src/openapi/operations';
+import { Harness, uid } from '../helpers/harness';
+import { activeModel, tenantWithDomain, eventually } from '../helpers/fixtures';
+import { parseSamples, valueOf } from '../helpers/prometheus';
+import { startOwnTemporal, untilJobStartsAreTaken, type CrashableTemporal } from '../helpers/own-temporal';
+import { WITHOUT_FAIRNESS } from '../../src/dev/temporal/server-tuning';
 
-/** Cross-tenant reads and platform reach found by an attack run (issue 25), each replayed against the rules. */
-describe('tenant isolation', () => {
+/** One tenant's burst and another tenant's work (docs/fairness.md): requests in fair turn, jobs in fair shares. */
+describe('fair queuing of requests', () => {
   let h: Harness;
-  let modelId: string;
-  let acme: { clientId: string; domainId: string };
-  let beta: { clientId: string; domainId: string };
-  let acmeAssignment: string;
-  /** A machine client bound to a tenant of its own. */
-  const tenantBot = uid('bot');
-  const jobs: Record<'acme' | 'beta' | 'none', string> = { acme: uid('job-acme'), beta: uid('job-beta'), none: uid('job-none') };
-
   beforeAll(async () => {
-    h = await Harness.start({
-      env: {
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOWED_PRIVATE_RANGES: '127.0.0.1/32',
-        MACHINE_CLIENTS: JSON.stringify({
-          [PLATFORM_CLIENT]: { access: 'platform' },
-          [tenantBot]: { access: 'tenant', tenants: [tenantBot] },
-        }),
-      },
-    });
-    modelId = await activeModel(h);
-    // Two tenants whose domains run the model (an active assignment each).
-    acme = await tenantWithDomain(h, { modelId });
-    beta = await tenantWithDomain(h, { modelId });
-    acmeAssignment = (await h.api('GET', `/v2/clients/${acme.clientId}/domains/${acme.domainId}/assignments`)).body.items[0].assignment_id;
-    // Running jobs of two tenants and of none, written straight into the table (no workflow needed to read them).
-    for (const [key, client] of [
-      ['acme', acme.clientId],
-      ['beta', beta.clientId],
-      ['none', null],
-    ] as const) {
-      await h.knex('model_jobs').insert({
-        job_id: jobs[key],
-        model_id: modelId,
-        model_version: '1',
-        job_type: 'inference',
-        trigger: 'direct',
-        status: 'running',
-        client_id: client,
-        input: { secret: `${key}-input` },
-      });
-    }
+    // One seat per level: every request past the first waits its turn, so the order of service is what is measured.
+    h = await Harness.start({ env: { REQUEST_SEATS: '1', REQUEST_QUEUE_LENGTH: '1000' } });
   });
   afterAll(() => h.stop());
 
-  /** A user of tenant beta (groups), with the given scopes. */
-  const bob = (scopes: string[]) => h.idp.human('bob', [`client:${beta.clientId}`], scopes);
-  /** What of acme's an answer must never hold when the caller is bound to beta. */
-  const acmeMarks = () => [acme.clientId, acme.domainId, jobs.acme, 'acme-input', acmeAssignment];
-  const leaks = (body: unknown) => acmeMarks().filter((mark) => JSON.stringify(body ?? null).includes(mark));
+  const queued = async () =>
+    valueOf(parseSamples((await h.api('GET', '/metrics', { token: null })).body), 'mos_request_queue_length', { level: 'reads' });
 
-  describe('a model version job list', () => {
-    it('holds only the jobs of the tenants a human bound to tenants may see', async () => {
-      const res = await h.api('GET', `/v2/models/${modelId}/versions/1/jobs?status=running&limit=200`, {
-        token: await bob(['read_models']),
-      });
-      expect(res.status).toBe(200);
-      expect(res.body.items.map((j: { job_id: string }) => j.job_id)).toEqual([jobs.beta]);
-    });
-
-    it('agrees with the read by id: a job the caller cannot read is not listed', async () => {
-      const token = await bob(['read_models']);
-      expect((await h.api('GET', `/v2/jobs/${jobs.acme}`, { token })).status).toBe(404);
-      const listed = await h.api('GET', `/v2/models/${modelId}/versions/1/jobs?limit=200`, { token });
-      expect(leaks(listed.body)).toEqual([]);
-    });
-
-    it('holds every job for platform clients and human administrators', async () => {
-      for (const token of [await h.adminToken(), await h.idp.human('root', ['admin'])]) {
-        const res = await h.api('GET', `/v2/models/${modelId}/versions/1/jobs?limit=200`, { token });
-        expect(res.body.items.map((j: { job_id: string }) => j.job_id).sort()).toEqual(Object.values(jobs).sort());
-      }
-    });
+  it("serves a quiet tenant's read within a turn or two of another tenant's flood of reads queued before it", async () => {
+    const flood = await tenantWithDomain(h);
+    const quiet = await tenantWithDomain(h);
+    const token = await h.adminToken();
+    const FLOOD = 400;
+    let floodAnswered = 0;
+    const floodReads = Array.from({ length: FLOOD }, () =>
+      h.api('GET', `/v2/clients/${flood.clientId}/domains`, { token }).then((res) => {
+        floodAnswered++;
+        return res.status;
+      }),
+    );
+    await eventually(async () => ((await queued()) ?? 0) >= 100, 20000, 'the flood queued');
+    const answeredBefore = floodAnswered;
+    const read = await h.api('GET', `/v2/clients/${quiet.clientId}/domains`, { token });
+    const floodAhead = floodAnswered - answeredBefore;
+    const stillQueued = FLOOD - floodAnswered;
+    expect(read.status).toBe(200);
+    // The bound: first come, first served it would wait for the 100 or more flood reads queued before it; in fair
+    // turn at most the one being served and one more turn, plus answers already on the wire.
+    expect(floodAhead).toBeLessThanOrEqual(10);
+    expect(stillQueued).toBeGreaterThanOrEqual(50);
+    expect(new Set(await Promise.all(floodReads))).toEqual(new Set([200]));
+    const samples = parseSamples((await h.api('GET', '/metrics', { token: null })).body);
+    expect(valueOf(samples, 'mos_request_queue_wait_seconds_count', { level: 'reads' })).toBeGreaterThanOrEqual(FLOOD);
   });
 
-  describe('compatibility reports and previews on the global registry routes', () => {
-    it("list only the caller's tenants' assignments, and still judge every assignment", async () => {
-      const token = await bob(['read_models']);
-      const own = await h.api('GET', `/v2/models/${modelId}/compatibility`, { token });
-      expect(own.status).toBe(200);
-      expect(own.body.assignments.map((a: { client_id: string }) => a.client_id)).toEqual([beta.clientId]);
-      const all = await h.api('GET', `/v2/models/${modelId}/compatibility`);
-      expect(all.body.assignments.map((a: { client_id: string }) => a.client_id).sort()).toEqual([acme.clientId, beta.clientId].sort());
-      expect(own.body.compatible).toBe(all.body.compatible);
-    });
-
-    it('refuse a tenant-bound human the registry writes, dry runs included (they preview every tenant the change touches)', async () => {
-      const token = await bob(['write_models']);
-      const created = await h.api('POST', `/v2/models/${modelId}/versions?dry_run=true`, {
-        token,
-        body: { version: '9', features: [{ name: 'seats', json_schema: { type: 'string' }, mandatory: true }] },
-      });
-      expect([created.status, leaks(created.body)]).toEqual([403, []]);
-      const status = await h.api('PUT', `/v2/models/${modelId}/versions/1/new_status?dry_run=true`, { token, body: { status: 'failed' } });
-      expect([status.status, leaks(status.body)]).toEqual([403, []]);
-    });
-  });
-
-  it('answers no read of a tenant-bound human, with or without scope admin, with anything of another tenant', async () => {
-    // Every GET route, with real ids: the caller's own tenant in tenant paths, acme's job in job paths.
-    const pathOf = (path: string) =>
-      path
-        .replace('{client_id}', beta.clientId)
-        .replace('{domain_id}', beta.domainId)
-        .replace('{model_id}', modelId)
-        .replace('{model_version}', '1')
-        .replace(/\{(model_job_id|job_id)\}/, jobs.acme)
-        .replace(/\{[a-z_]+\}/g, '01890000-0000-7000-8000-000000000001');
-    const found: string[] = [];
-    for (const scopes of [['admin'], ['read_models', 'client_read']]) {
-      const token = await bob(scopes);
-      for (const op of OPERATIONS.filter((o) => o.method === 'GET' && o.permission !== 'public')) {
-        const path = `${pathOf(op.path)}${op.paginated ? '?limit=200' : ''}`;
-        const res = await h.api('GET', path, { token });
-        // A 404 names the id the caller asked for; that is no leak.
-        const marks = leaks(res.body).filter((mark) => !path.includes(mark));
-        if (marks.length) found.push(`${scopes.join(' ')} GET ${path} → ${res.status} holds ${marks.join(', ')}`);
+  it('answers the excess of a full queue 429 with Retry-After, at once, and serves the rest', async () => {
+    const shed = await Harness.start({ env: { REQUEST_SEATS: '1', REQUEST_QUEUE_LENGTH: '4' } });
+    try {
+      const flood = await tenantWithDomain(shed);
+      const token = await shed.adminToken();
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          shed.api('POST', `/v2/clients/${flood.clientId}/domains`, { token, body: { domain_id: uid('d'), features: [] } }),
+        ),
+      );
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(answers.filter((a) => a.status === 201).length).toBeGreaterThanOrEqual(5);
+      expect(answers.every((a) => a.status === 201 || a.status === 429)).toBe(true);
+      for (const a of refused) {
+        expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(a.body.message).toMatch(/too many writes of this caller are waiting/);
       }
+      const samples = parseSamples((await shed.api('GET', '/metrics', { token: null })).body);
+      expect(valueOf(samples, 'mos_requests_shed_total', { level: 'writes', reason: 'queue_full' })).toBe(refused.length);
+    } finally {
+      await shed.stop();
     }
-    expect(found).toEqual([]);
+  });
+});
+
+describe('fair shares of jobs on a Temporal server without fairness', () => {
+  let temporal: CrashableTemporal;
+  let h: Harness;
+  let modelId: string;
+  beforeAll(async () => {
+    temporal = await startOwnTemporal({ dynamicConfig: WITHOUT_FAIRNESS });
+    await untilJobStartsAreTaken(temporal.address);
+    h = await Harness.start({
+      worker: true,
+      releaser: true,
+      temporalAddress: temporal.address,
+      // A small worker: four jobs of all tenants run at once; past that a tenant over its share waits.
+      env: { TEMPORAL_ADDRESS: temporal.address, JOB_CAPACITY: '4', TEMPORAL_FAIRNESS_PROBE: 'on' },
+    });
+    modelId = await activeModel(h);
+  });
+  afterAll(async () => {
+    await h?.stop();
+    await temporal?.stop();
   });
 
-  describe('scope admin on a token bound to tenants', () => {
-    const hook = { url: 'http://127.0.0.1:9/hook', event_types: ['job.succeeded'] };
+  it("runs a quiet tenant's job while most of another tenant's forty jobs are still waiting, and finishes all of them", async () => {
+    const flood = await tenantWithDomain(h, { modelId });
+    const quiet = await tenantWithDomain(h, { modelId });
+    const token = await h.adminToken();
+    const FLOOD = 40;
+    const accepted = await Promise.all(
+      Array.from({ length: FLOOD }, (_, i) =>
+        h.api('POST', `${flood.base}/service/init`, {
+          token,
+          body: { service_id: `flood-${i}`, departure_datetime: '2031-01-01T00:00:00Z', static_features: { seats: 1 + i } },
+        }),
+      ),
+    );
+    expect(accepted.every((a) => a.status === 202)).toBe(true);
+    const held = await h.knex('model_jobs').where({ client_id: flood.clientId }).whereNotNull('queued_reason').first();
+    expect(held?.queued_reason).toMatch(/fair share of the workers/);
 
-    it('does not reach the platform-wide webhooks, which receive every tenant’s events', async () => {
-      const token = await bob(['admin']);
-      const created = await h.api('POST', '/v2/webhooks', { token, body: hook });
-      expect(created.status).toBe(403);
-      expect(created.body.message).toMatch(/spans every tenant/);
-      expect((await h.api('GET', '/v2/webhooks', { token })).status).toBe(403);
+    const init = await h.api('POST', `${quiet.base}/service/init`, {
+      token,
+      body: { service_id: 'quiet', departure_datetime: '2031-01-01T00:00:00Z', static_features: { seats: 1 } },
     });
+    expect(init.status).toBe(202);
+    const job = await h.api('GET', `/v2/jobs/${init.body.job_id}?wait=30`, { token });
+    expect(job.body.status).toBe('success');
+    // The bound: the quiet job waited behind at most JOB_CAPACITY of the flood's jobs in Temporal's first-come queue,
+    // not behind all forty; most of the flood was still unfinished when it succeeded.
+    const unfinished = await h
+      .knex('model_jobs')
+      .where({ client_id: flood.clientId })
+      .whereIn('status', ['pending', 'running'])
+      .count({ n: '*' });
+    expect(Number(unfinished[0].n)).toBeGreaterThanOrEqual(FLOOD / 2);
 
-    it('refuses a tenant machine client with scope admin there too', async () => {
-      const res = await h.api('POST', '/v2/webhooks', { token: await h.idp.machine(tenantBot, ['admin']), body: hook });
-      expect(res.status).toBe(403);
-    });
+    await eventually(
+      async () => {
+        const [{ n }] = await h.knex('model_jobs').where({ client_id: flood.clientId, status: 'success' }).count({ n: '*' });
+        return Number(n) === FLOOD;
+      },
+      50000,
+      "every one of the flood's jobs finished",
+    );
+  });
 
-    it("still acts on the tenant's own resources, and not on another tenant's", async () => {
-      const token = await bob(['admin']);
-      expect((await h.api('POST', `/v2/clients/${beta.clientId}/webhooks`, { token, body: hook })).status).toBe(201);
-      expect((await h.api('POST', `/v2/clients/${acme.clientId}/webhooks`, { token, body: hook })).status).toBe(403);
-      expect((await h.api('GET', `/v2/jobs?client_id=${acme.clientId}`, { token })).body.items).toEqual([]);
-    });
+  it("names the server's fairness state in readiness and metrics: off on this server", async () => {
+    const ready = await eventually(
+      async () => {
+        const res = await h.api('GET', '/v2/health/ready', { token: null });
+        return res.body.temporal_fairness?.startsWith('unknown') ? undefined : res;
+      },
+      30000,
+      'the probe answered',
+    );
+    expect(ready.body.temporal_fairness).toMatch(/^off \(0 of 4 quiet tasks/);
+    const samples = parseSamples((await h.api('GET', '/metrics', { token: null })).body);
+    expect(valueOf(samples, 'mos_temporal_fairness', {})).toBe(0);
+  });
+});
 
-    it('leaves platform administrators their reach: group admin, and a platform client with scope admin', async () => {
-      for (const token of [await h.idp.human('root', ['admin']), await h.adminToken()]) {
-        const res = await h.api('POST', '/v2/webhooks', { token, body: hook });
-        expect(res.status).toBe(201);
-      }
-    });
+describe("readiness on the suite's server, which has fairness on", () => {
+  it('names fairness on', async () => {
+    const h = await Harness.start({ env: { TEMPORAL_FAIRNESS_PROBE: 'on' } });
+    try {
+      const ready = await eventually(
+        async () => {
+          const res = await h.api('GET', '/v2/health/ready', { token: null });
+          return res.body.temporal_fairness?.startsWith('unknown') ? undefined : res;
+        },
+        30000,
+        'the probe answered',
+      );
+      expect(ready.body.temporal_fairness).toMatch(/^on \(/);
+    } finally {
+      await h.stop();
+    }
   });
 });

@@ -1,10 +1,18 @@
 import { FairStarts } from '../../src/domain/jobs/launch/start-queue';
+import { fairShare, roomFor } from '../../src/domain/jobs/launch/fair-share';
 import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/shared/limits';
 import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/domain/ports/job-gateway.port';
 import { loadConfig } from '../../src/config';
 import { dynamicConfigYaml, devServerArgs } from '../../src/dev/temporal/server-tuning';
 
-const DEFAULTS: LimitDefaults = { jobsPerSecond: 50, jobsBurst: 200, maxRunningJobs: 0, requestsPerSecond: 200, requestsBurst: 400 };
+const DEFAULTS: LimitDefaults = {
+  jobsPerSecond: 50,
+  jobsBurst: 200,
+  maxRunningJobs: 0,
+  requestsPerSecond: 200,
+  requestsBurst: 400,
+  jobCapacity: 40,
+};
 
 describe('FairStarts', () => {
   /** Queues `n` starts per key while the pool is busy, then releases them one at a time and records the order. */
@@ -84,6 +92,9 @@ describe('limits', () => {
       maxRunningJobs: 3,
     });
     expect(loadConfig({ JOB_FAIRNESS: 'off' }).jobs.fairness).toBe(false);
+    // The workers' capacity follows their workflow-task slots unless set.
+    expect(loadConfig({ WORKER_WORKFLOW_TASK_SLOTS: '8' }).limits.jobCapacity).toBe(8);
+    expect(loadConfig({ WORKER_WORKFLOW_TASK_SLOTS: '8', JOB_CAPACITY: '0' }).limits.jobCapacity).toBe(0);
     expect(() => loadConfig({ TENANT_JOBS_PER_SECOND: '-1' })).toThrow(/TENANT_JOBS_PER_SECOND/);
     expect(() => loadConfig({ JOB_FAIRNESS: 'yes' })).toThrow(/JOB_FAIRNESS/);
   });
@@ -102,5 +113,36 @@ describe('fairness keys', () => {
   it('is turned on in both embedded servers, as booleans Temporal parses', () => {
     expect(dynamicConfigYaml()).toContain('matching.enableFairness:\n  - value: true\n');
     expect(devServerArgs()).toEqual(expect.arrayContaining(['matching.useNewMatcher=true', 'matching.enableFairness=true']));
+  });
+});
+
+describe('fair shares of the workers', () => {
+  const limits = effectiveLimits(DEFAULTS, null);
+  const counts = (mine: number, total: number, otherWeights: number) => ({ mine, total, otherWeights, otherTenants: otherWeights });
+
+  it('gives each busy tenant its weighted part of the capacity, at least one job', () => {
+    expect(fairShare(40, 1, { otherWeights: 0 })).toBe(40);
+    expect(fairShare(40, 1, { otherWeights: 1 })).toBe(20);
+    expect(fairShare(40, 2, { otherWeights: 2 })).toBe(20);
+    expect(fairShare(40, 3, { otherWeights: 1 })).toBe(30);
+    expect(fairShare(4, 1, { otherWeights: 10 })).toBe(1);
+  });
+
+  it('lets a tenant use idle capacity past its share, and holds it past its share once the capacity is used', () => {
+    expect(roomFor('acme', limits, 40, counts(30, 30, 1)).room).toBe(10);
+    const full = roomFor('acme', limits, 40, counts(30, 40, 1));
+    expect(full.room).toBe(0);
+    expect(full.reason).toMatch(/tenant acme has its fair share of the workers \(30 of 20 running, 1 other tenant/);
+    // A tenant under its share starts even when the capacity is used: the quiet one is never held by the busy one.
+    expect(roomFor('quiet', limits, 40, counts(0, 40, 1)).room).toBe(20);
+  });
+
+  it('keeps the explicit cap, and no shares at a capacity of 0', () => {
+    const capped = effectiveLimits(DEFAULTS, { max_running_jobs: 2 });
+    expect(roomFor('acme', capped, 40, counts(2, 2, 0))).toMatchObject({
+      room: 0,
+      reason: expect.stringContaining('max_running_jobs (2)'),
+    });
+    expect(roomFor('acme', limits, 0, counts(500, 500, 3)).room).toBe(Number.MAX_SAFE_INTEGER);
   });
 });

@@ -16,7 +16,7 @@ async function probe(fn: () => Promise<unknown>): Promise<string> {
 }
 
 /** The checks behind the health and readiness routes, each bounded to 3 s. */
-export function createHealthService(deps: { knex: Knex; gateway: JobGateway }) {
+export function createHealthService(deps: { knex: Knex; gateway: JobGateway; temporalFairness?: () => string }) {
   return {
     /** Postgres, Temporal, and whether jobs could start (the namespace defines the job search attributes). */
     async dependencies() {
@@ -25,6 +25,11 @@ export function createHealthService(deps: { knex: Knex; gateway: JobGateway }) {
       const jobStarts = temporal === 'ok' ? await deps.gateway.readiness() : { ok: false as const, reason: 'Temporal is unavailable' };
       const job_starts = jobStarts.ok ? 'ok' : `unavailable: ${jobStarts.reason}`;
       return { database, temporal, job_starts, ok: database === 'ok' && temporal === 'ok' && jobStarts.ok };
+    },
+
+    /** Whether Temporal dispatches tenants' tasks fairly, as the API's probe saw it (docs/fairness.md); informational. */
+    temporalFairness(): string | undefined {
+      return deps.temporalFairness?.();
     },
 
     async migrations(): Promise<string> {

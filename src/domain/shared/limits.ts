@@ -11,6 +11,11 @@ export interface LimitDefaults {
   /** Requests per second of each caller that is not a platform caller, on every authenticated route. */
   requestsPerSecond: number;
   requestsBurst: number;
+  /**
+   * Started, unfinished jobs the workers run without a backlog, shared among busy tenants by weight (JOB_CAPACITY;
+   * 0 or unset: no shares). Past it a tenant over its share waits `pending` (docs/fairness.md, "Jobs: fair shares").
+   */
+  jobCapacity?: number;
 }
 
 /** Bounds of an override; the OpenAPI document states the same (src/openapi/schemas/tenants.ts). */

@@ -86,6 +86,11 @@ export const commonSchemas: Record<string, object> = {
         description: '`ok`, or why a job could not start now (e.g. the namespace lacks the job search attributes)',
       },
       migrations: { type: 'string', description: '`ok`, or the migrations not yet applied' },
+      temporal_fairness: {
+        type: 'string',
+        description:
+          "Whether the namespace's task queues dispatch tenants' tasks by fairness key, as a probe at start saw it: `on`, `off` (the service's fair shares alone protect tenants) or `unknown`, with what the probe saw (docs/fairness.md); it does not make the API not ready",
+      },
     },
   },
 };

@@ -6,36 +6,44 @@ import { effectiveLimits, tenantClass, type LimitDefaults, type TenantLimits } f
 import { fairnessKeyFor } from '../../ports';
 import { FairStarts } from './start-queue';
 import { jobStarter, type StarterDeps } from './job-starter';
+import { activeJobCounts } from '../../../db/job-shares.repository';
+import { roomFor } from './fair-share';
 
 /** Starts of released jobs in flight at once (each one Temporal call). */
 const RELEASE_CONCURRENCY = 8;
 
-function heldReason(clientId: string, cap: number): string {
-  return `tenant ${clientId} is at its max_running_jobs (${cap}); the job starts when one of the tenant's jobs finishes`;
-}
+/** Held jobs one tenant gets per turn of a release round, for a fairness weight of 1. */
+const RELEASE_QUANTUM = 4;
 
 /**
- * A tenant's running-job cap (docs/fairness.md, "Concurrency caps"): a job past it is written `pending` with a
- * `queued_reason` and not started; when one of the tenant's jobs finishes, its held jobs start, highest priority
- * first, then oldest. Every decision about one tenant's slots takes the tenant's lock (an advisory lock held to the
- * end of the transaction), so a start and a release never both take the last free slot.
+ * A tenant's running-job cap and its fair share of the workers (docs/fairness.md, "Concurrency caps" and "Jobs: fair
+ * shares"): a job past either is written `pending` with a `queued_reason` and not started; when jobs finish, held jobs
+ * start in weighted round robin across tenants, each tenant's highest priority first, then oldest. Every decision
+ * about one tenant's slots takes the tenant's lock (an advisory lock held to the end of the transaction), so a start
+ * and a release never both take the tenant's last free slot.
  */
 export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; perTenantMetrics?: boolean }) {
   const { knex, metrics } = deps;
   const start = jobStarter(deps);
   const starts = new FairStarts(RELEASE_CONCURRENCY);
+  const capacity = deps.defaults.jobCapacity ?? 0;
+  /** The tenant served last by a release round: the next round starts after it. */
+  let lastServed: string | undefined;
 
   async function limitsOf(db: Db, clientId: string): Promise<TenantLimits> {
     return effectiveLimits(deps.defaults, (await findClient(db, clientId))?.limits);
   }
 
-  /** Starts as many of the tenant's held jobs as its cap now leaves room for; answers how many. */
-  async function release(clientId: string): Promise<number> {
+  /** Whether a tenant's jobs are counted at all: an explicit cap or fair shares. */
+  const counted = (limits: TenantLimits) => limits.max_running_jobs !== null || capacity > 0;
+
+  /** Starts up to `most` of the tenant's held jobs, as many as its cap and share leave room for; answers how many. */
+  async function release(clientId: string, most = 1000): Promise<number> {
     const released = await inTransaction(knex, async (trx) => {
-      const cap = (await limitsOf(trx, clientId)).max_running_jobs;
+      const limits = await limitsOf(trx, clientId);
       await repo.lockTenantSlots(trx, clientId);
-      const free = cap === null ? Number.MAX_SAFE_INTEGER : cap - (await repo.countActiveJobs(trx, clientId));
-      return free > 0 ? repo.releaseHeldJobs(trx, clientId, Math.min(free, 1000)) : [];
+      const { room } = counted(limits) ? roomFor(clientId, limits, capacity, await activeJobCounts(trx, clientId)) : { room: most };
+      return room > 0 ? repo.releaseHeldJobs(trx, clientId, Math.min(room, most)) : [];
     });
     for (const job of released) metrics?.jobReleased(job.trigger, tenantClass(clientId, job.tenant_limits, deps.perTenantMetrics));
     await Promise.all(released.map((job) => starts.run(fairnessKeyFor(job.client_id), () => start(job))));
@@ -47,10 +55,9 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
 
     /** Inside the transaction that writes a job: why it must wait, or null when it may start now. */
     async holdReason(trx: Db, clientId: string | null, limits: TenantLimits): Promise<string | null> {
-      const cap = limits.max_running_jobs;
-      if (!clientId || cap === null) return null;
+      if (!clientId || !counted(limits)) return null;
       await repo.lockTenantSlots(trx, clientId);
-      return (await repo.countActiveJobs(trx, clientId)) >= cap ? heldReason(clientId, cap) : null;
+      return roomFor(clientId, limits, capacity, await activeJobCounts(trx, clientId)).reason ?? null;
     },
 
     /**
@@ -66,22 +73,29 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
         else byTenant.set(job.client_id, [...(byTenant.get(job.client_id) ?? []), job]);
       }
       for (const [clientId, candidates] of byTenant) {
-        // Most tenants have no cap: their cascade jobs start without a transaction or a lock.
-        const cap = (await limitsOf(knex, clientId)).max_running_jobs;
-        if (cap === null) {
+        // With no cap and shares off, cascade jobs start without a transaction or a lock.
+        const limits = await limitsOf(knex, clientId);
+        if (!counted(limits)) {
           startable.push(...candidates);
           continue;
         }
         const admitted = await inTransaction(knex, async (trx) => {
           await repo.lockTenantSlots(trx, clientId);
-          // The candidates are counted among the active jobs: the others are what the cap leaves room beside.
-          const free = Math.max(0, cap - ((await repo.countActiveJobs(trx, clientId)) - candidates.length));
+          // The candidates are counted among the active jobs: the others are what the cap and share leave room beside.
+          const counts = await activeJobCounts(trx, clientId);
+          const before = { ...counts, mine: counts.mine - candidates.length, total: counts.total - candidates.length };
+          const free = roomFor(clientId, limits, capacity, before).room;
           const ordered = [...candidates].sort((a, b) => a.priority - b.priority || a.created_at.getTime() - b.created_at.getTime());
           const held = ordered.slice(free);
+          const full = {
+            ...before,
+            mine: before.mine + Math.min(free, ordered.length),
+            total: before.total + Math.min(free, ordered.length),
+          };
           await repo.holdJobs(
             trx,
             held.map((j) => j.job_id),
-            heldReason(clientId, cap),
+            roomFor(clientId, limits, capacity, full).reason ?? 'the job starts when its tenant has room',
           );
           for (const job of held) metrics?.jobQueued(job.trigger, tenantClass(clientId, job.tenant_limits, deps.perTenantMetrics));
           return ordered.slice(0, free);
@@ -91,10 +105,27 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
       return startable;
     },
 
-    /** Every tenant with held jobs, in turn (the safety net for a missed notification, and after a cap is raised). */
+    /**
+     * A release round: every tenant with held jobs, in turn from the one after the tenant served last, gets up to
+     * its quantum (RELEASE_QUANTUM × its fairness weight) per turn while its cap and share leave room; turns go on
+     * until no tenant can start more. Run when any job finishes, and as the sweep (a missed notification, a raised cap).
+     */
     async releaseAll(): Promise<number> {
+      const tenants = (await repo.tenantsWithHeldJobs(knex)).filter((t): t is string => t !== null).sort();
+      const from = lastServed === undefined ? 0 : tenants.findIndex((t) => t > lastServed!);
+      let turn = from < 0 ? tenants : [...tenants.slice(from), ...tenants.slice(0, from)];
       let n = 0;
-      for (const clientId of await repo.tenantsWithHeldJobs(knex)) n += await release(clientId);
+      while (turn.length > 0) {
+        const next: string[] = [];
+        for (const clientId of turn) {
+          const quantum = Math.max(1, Math.round(RELEASE_QUANTUM * (await limitsOf(knex, clientId)).fairness_weight));
+          const released = await release(clientId, quantum);
+          n += released;
+          if (released > 0) lastServed = clientId;
+          if (released === quantum) next.push(clientId);
+        }
+        turn = next;
+      }
       return n;
     },
   };

@@ -7,36 +7,30 @@ import type { JobSlots } from './job-slots';
 export const JOB_SLOT_CHANNEL = 'model_job_slot';
 
 /**
- * Starts a tenant's held jobs as soon as one of its jobs finishes (the notification of its final status), and
- * sweeps every tenant with held jobs every `sweepMs` (a notification missed while the connection was down, a cap
- * raised by an administrator). One per deployment is enough; more are harmless (each release takes the tenant's
- * lock and counts again).
+ * Starts held jobs as soon as a job finishes (the notification of its final status), in a release round across every
+ * tenant with held jobs (a finish frees room in the tenant's cap and in the workers' capacity, which other tenants'
+ * held jobs may take in their turn), and sweeps every `sweepMs` (a notification missed while the connection was
+ * down, a cap raised by an administrator). One per deployment is enough; more are harmless (each release takes the
+ * tenant's lock and counts again).
  */
 export function startSlotReleaser(deps: { knex: Knex; slots: JobSlots; log: Logger; sweepMs?: number }) {
   const { slots, log } = deps;
-  // One release per tenant at a time; a notification during it asks for one more pass after it.
-  const busy = new Map<string, boolean>();
-  const inFlight = new Set<Promise<unknown>>();
-  const track = (p: Promise<unknown>) => {
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
+  // One round at a time; finishes during it ask for one more round after it.
+  let running: Promise<unknown> | undefined;
+  let again = false;
+  const round = (): void => {
+    if (running) return void (again = true);
+    again = false;
+    running = slots
+      .releaseAll()
+      .catch((err: unknown) => log.warn({ err }, 'could not release held jobs; the next finish or sweep tries again'))
+      .finally(() => {
+        running = undefined;
+        if (again) round();
+      });
   };
-  const release = (clientId: string): void => {
-    if (busy.has(clientId)) return void busy.set(clientId, true);
-    busy.set(clientId, false);
-    track(
-      slots
-        .release(clientId)
-        .catch((err: unknown) => log.warn({ err, clientId }, 'could not release held jobs; the next sweep tries again'))
-        .finally(() => {
-          const again = busy.get(clientId);
-          busy.delete(clientId);
-          if (again) release(clientId);
-        }),
-    );
-  };
-  const sweep = () =>
-    track(slots.releaseAll().catch((err: unknown) => log.warn({ err }, 'sweep of held jobs failed; the next one tries again')));
+  const release = (): void => round();
+  const sweep = round;
   const listener = listenOn(deps.knex, JOB_SLOT_CHANNEL, log, { onPayload: release, onGap: sweep });
   const timer = setInterval(sweep, deps.sweepMs ?? 15_000);
   return {
@@ -46,7 +40,8 @@ export function startSlotReleaser(deps: { knex: Knex; slots: JobSlots; log: Logg
     async stop() {
       clearInterval(timer);
       await listener.close();
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
+      again = false;
+      while (running) await running;
     },
   };
 }
