@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { webhookConfig, WebhookConfig } from './webhooks/config';
 import { commaSeparated, ConfigError, integer, decimal, type Env } from './env-values';
-import type { LimitDefaults } from './domain/shared';
+import type { LimitDefaults } from './domain/common';
 import type { HttpLimits } from './http/server';
 import type { FairQueuingSettings } from './http/fair-queuing';
 import { parseSecretKeys } from './secrets/secret-keys';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { UserSchemaCompiler } from '../../src/domain/shared';
-import { FeatureRules } from '../../src/domain/shared';
+import { UserSchemaCompiler } from '../../src/domain/common';
+import { FeatureRules } from '../../src/domain/common';
 import { fmt } from './figures';
 import { FEATURES } from './fixtures';
 

@@ -1,4 +1,4 @@
-import { FeatureDefinition } from '../../src/domain/shared';
+import { FeatureDefinition } from '../../src/domain/common';
 import { createApiClient } from '../../client';
 import type { Service } from './stack';
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { ServiceMetrics } from '../observability/metrics';
 import { createSecretBox } from '../secrets/secret-box';
-import { FeatureRules, UserSchemaCompiler } from '../domain/shared';
+import { FeatureRules, UserSchemaCompiler } from '../domain/common';
 import { createAdmission, createJobSlots } from '../domain/jobs';
 import type { JobGateway } from '../domain/ports';
 

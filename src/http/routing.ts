@@ -11,7 +11,7 @@ import { authorize } from './auth-middleware';
 import { pageRequest } from '../paging';
 import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
 import type { JobRequestContext } from '../domain/jobs';
-import type { ChangeContext } from '../domain/shared';
+import type { ChangeContext } from '../domain/common';
 import { actorOf } from '../auth/principal';
 import { visibleTenants } from '../auth/access';
 import type { OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from '../openapi/types';

@@ -112,7 +112,7 @@ export class ServiceMetrics {
     labelNames: ['handler', 'retryable'],
     registers: [this.registry],
   });
-  // `tenant` is the tenant class (none, default, custom: src/domain/shared/limits.ts `tenantClass`), or the tenant id where
+  // `tenant` is the tenant class (none, default, custom: src/domain/common/limits.ts `tenantClass`), or the tenant id where
   // METRICS_PER_TENANT=on opts in; `caller` for the per-caller request limit.
   readonly throttled = new Counter({
     name: 'mos_requests_throttled_total',

@@ -9,7 +9,7 @@ import { builtinImplementations, InProcessRegistry } from '../../activities/in-p
 import * as jobsRepo from '../../src/db/jobs.repository';
 import { fireSubscription } from '../../src/domain/jobs/run/cascades';
 import { createJobRuns } from '../../src/domain/jobs/run/job-runs';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 import { startReconciler } from '../../src/domain/jobs/launch/reconciler';
 import { workflowIdFor } from '../../src/domain/ports/job-gateway.port';
 import { uuidv7 } from '../../src/ids';

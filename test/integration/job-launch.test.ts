@@ -3,7 +3,7 @@ import { Harness } from '../helpers/harness';
 import { activeModel } from '../helpers/fixtures';
 import * as jobsRepo from '../../src/db/jobs.repository';
 import { createJobsService } from '../../src/domain/jobs/jobs.service';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 import { WorkflowStartRefused, type JobGateway } from '../../src/domain/ports/job-gateway.port';
 import { uuidv7 } from '../../src/ids';
 

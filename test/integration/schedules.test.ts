@@ -7,8 +7,8 @@ import pino from 'pino';
 import { createScheduleFires, scheduledJobId } from '../../src/domain/schedules/schedule-fires';
 import { createJobsService } from '../../src/domain/jobs/jobs.service';
 import { createServicesService } from '../../src/domain/services/services.service';
-import { FeatureRules } from '../../src/domain/shared/features';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { FeatureRules } from '../../src/domain/common/features';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 
 const MANUAL = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'manual' } };
 const everySecond = { intervals: [{ every_seconds: 1 }] };

@@ -9,8 +9,8 @@ import { ownDatabase } from '../helpers/own-temporal';
 import { verify } from '../../src/webhooks/signature';
 import { webhookDispatcherFor } from '../../src/temporal/webhook-dispatcher';
 import { createAssignmentsService } from '../../src/domain/assignments/assignments.service';
-import { FeatureRules } from '../../src/domain/shared/features';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { FeatureRules } from '../../src/domain/common/features';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 
 const TENANT_A = uid('wh-a');
 const TENANT_B = uid('wh-b');

@@ -1,6 +1,6 @@
 import { FairStarts } from '../../src/domain/jobs/launch/start-queue';
 import { fairShare, roomFor } from '../../src/domain/jobs/launch/fair-share';
-import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/shared/limits';
+import { effectiveLimits, tenantClass, type LimitDefaults } from '../../src/domain/common/limits';
 import { fairnessKeyFor, PLATFORM_FAIRNESS_KEY } from '../../src/domain/ports/job-gateway.port';
 import { loadConfig } from '../../src/config';
 import { dynamicConfigYaml, devServerArgs } from '../../src/dev/temporal/server-tuning';

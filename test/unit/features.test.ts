@@ -1,6 +1,6 @@
-import { FeatureRules, FeatureDefinition } from '../../src/domain/shared/features';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
-import { freezeIncompatibilities } from '../../src/domain/shared/freeze';
+import { FeatureRules, FeatureDefinition } from '../../src/domain/common/features';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
+import { freezeIncompatibilities } from '../../src/domain/common/freeze';
 
 const rules = new FeatureRules(new UserSchemaCompiler());
 const defs: FeatureDefinition[] = [

@@ -9,7 +9,7 @@ import { createJobRuns } from '../../src/domain/jobs/run/job-runs';
 import { DEPENDENCY_UNAVAILABLE } from '../../activities/classified';
 import { builtinImplementations } from '../../activities/in-process/registry';
 import { createKnex } from '../../src/db/knex';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 import type { JobGateway } from '../../src/domain/ports/job-gateway.port';
 import { testSecretBox } from '../helpers/secret-keys';
 

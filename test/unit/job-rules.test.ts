@@ -3,7 +3,7 @@ import { createKnex } from '../../src/db/knex';
 import { planCascades } from '../../src/domain/jobs/run/cascades';
 import { completionFromRecord, createJobsService } from '../../src/domain/jobs/jobs.service';
 import { assertRerunnable, createJobStarts, rerunOf } from '../../src/domain/jobs/launch/job-requests';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 import type { CompletionDelivery, JobGateway } from '../../src/domain/ports/job-gateway.port';
 import type { MachinePrincipal } from '../../src/auth/principal';
 import type { Permission } from '../../src/auth/permissions';
@@ -12,7 +12,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnavailableError } from '
 import { deterministicUuid } from '../../src/ids';
 import { MemoryJobStore, MemorySubscriptionStore, jobView, subscription } from '../helpers/memory-stores';
 
-import { FeatureRules } from '../../src/domain/shared/features';
+import { FeatureRules } from '../../src/domain/common/features';
 
 /**
  * The job rules against in-memory stores (test/helpers/memory-stores.ts): the completion's answer, cascade planning

@@ -1,5 +1,5 @@
-import { MAX_VALIDATED_DEPTH, UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
-import { FeatureRules } from '../../src/domain/shared/features';
+import { MAX_VALIDATED_DEPTH, UserSchemaCompiler } from '../../src/domain/common/json-schemas';
+import { FeatureRules } from '../../src/domain/common/features';
 
 const CATASTROPHIC = '^(a+)+$';
 // On a backtracking engine this input takes about 2^40 steps: 0.6 s at 26 characters, doubling with each one.

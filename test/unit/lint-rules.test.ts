@@ -20,10 +20,10 @@ function file(relative: string, text = 'export const x = 1;\n') {
   return full;
 }
 file('src/domain/jobs/index.ts', "export { start } from './launch/start';\n");
-file('src/domain/jobs/launch/start.ts', "import { toView } from '../../shared';\nexport const start = () => toView();\n");
+file('src/domain/jobs/launch/start.ts', "import { toView } from '../../common';\nexport const start = () => toView();\n");
 file('src/domain/jobs/run/outcomes.ts');
-file('src/domain/shared/index.ts', "export { toView } from './views';\n");
-file('src/domain/shared/views.ts', 'export const toView = () => 1;\n');
+file('src/domain/common/index.ts', "export { toView } from './views';\n");
+file('src/domain/common/views.ts', 'export const toView = () => 1;\n');
 file('src/domain/models/index.ts', "export { model } from './models.service';\n");
 file('src/domain/models/models.service.ts', 'export const model = 1;\n');
 file('src/routes/jobs.routes.ts');
@@ -42,7 +42,7 @@ describe('architecture/concept-faces', () => {
   tester.run('concept-faces', rules['concept-faces'], {
     valid: [
       { filename: path.join(root, 'src/routes/jobs.routes.ts'), code: "import { start } from '../domain/jobs';" },
-      { filename: path.join(root, 'src/domain/models/models.service.ts'), code: "import { toView } from '../shared';" },
+      { filename: path.join(root, 'src/domain/models/models.service.ts'), code: "import { toView } from '../common';" },
       // inside one concept, across its own subfolders
       { filename: path.join(root, 'src/domain/jobs/run/outcomes.ts'), code: "import { start } from '../launch/start';" },
     ],
@@ -54,7 +54,7 @@ describe('architecture/concept-faces', () => {
       },
       {
         filename: path.join(root, 'src/domain/models/models.service.ts'),
-        code: "import { toView } from '../shared/views';",
+        code: "import { toView } from '../common/views';",
         errors: [{ messageId: 'face' }],
       },
       {
@@ -72,7 +72,7 @@ describe('architecture/no-import-cycle', () => {
       // a type-only import is erased: it cannot make a load-order cycle
       { filename: path.join(root, 'src/cycle/d.ts'), code: "import type { C } from './c';", languageOptions: typescript },
       { filename: path.join(root, 'src/cycle/d.ts'), code: "import { type C } from './c';", languageOptions: typescript },
-      { filename: path.join(root, 'src/domain/jobs/launch/start.ts'), code: "import { toView } from '../../shared';" },
+      { filename: path.join(root, 'src/domain/jobs/launch/start.ts'), code: "import { toView } from '../../common';" },
     ],
     invalid: [
       { filename: path.join(root, 'src/cycle/a.ts'), code: "import { b } from './b';", errors: [{ messageId: 'cycle' }] },

@@ -1,5 +1,5 @@
-import { FeatureRules, FeatureDefinition } from '../../src/domain/shared/features';
-import { UserSchemaCompiler } from '../../src/domain/shared/json-schemas';
+import { FeatureRules, FeatureDefinition } from '../../src/domain/common/features';
+import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 import { canaryCount, selectCanary } from '../../src/domain/assignments/canary-selection';
 import { rolloutSettings } from '../../src/domain/assignments/rollout-settings';
 import { compareOutputs, sideReport } from '../../src/domain/assignments/rollout-report';

@@ -2,10 +2,10 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, parseMachineClients, ConfigError } from '../../src/config';
-import { canMoveVersion } from '../../src/domain/shared/version-status';
+import { canMoveVersion } from '../../src/domain/common/version-status';
 import { canMoveService } from '../../src/domain/services/service-status';
 import { staleningChange } from '../../src/domain/models/models.service';
-import { canonicalJson } from '../../src/domain/shared/json-schemas';
+import { canonicalJson } from '../../src/domain/common/json-schemas';
 import { uuidv7, deterministicUuid } from '../../src/ids';
 import type { ModelRow } from '../../src/db/models.repository';
 

@@ -1,5 +1,5 @@
-import { diffSchemas, isBreaking } from '../../src/domain/shared/schema-diff';
-import { featureContractMismatches, freezeAsSchema } from '../../src/domain/shared/freeze';
+import { diffSchemas, isBreaking } from '../../src/domain/common/schema-diff';
+import { featureContractMismatches, freezeAsSchema } from '../../src/domain/common/freeze';
 
 const kinds = (before: unknown, after: unknown) => diffSchemas(before, after).map((c) => `${c.path} ${c.kind} ${c.breaking}`);
 

@@ -1,4 +1,4 @@
-import { canMoveVersion, runRefusal, VERSION_TRANSITIONS } from '../../src/domain/shared/version-status';
+import { canMoveVersion, runRefusal, VERSION_TRANSITIONS } from '../../src/domain/common/version-status';
 
 describe('version status transitions', () => {
   it.each([

@@ -1,10 +1,10 @@
-import { runRefusal } from '../shared';
+import { runRefusal } from '../common';
 import type { Db } from '../../db/types';
 import type { AssignmentRow } from '../../db/assignments.repository';
 import { rankedServices, activeChallengers, type RankedService } from '../../db/rollouts.repository';
 import { findVersion } from '../../db/models.repository';
-import type { FeatureDefinition, FeatureRules } from '../shared';
-import { freezeIncompatibilities } from '../shared';
+import type { FeatureDefinition, FeatureRules } from '../common';
+import { freezeIncompatibilities } from '../common';
 import { storedRolloutSettings } from './rollout-settings';
 
 /** A service of the canary's share that stays on the primary: its features do not fit the candidate's freeze. */

@@ -1,4 +1,4 @@
-import { runRefusal } from '../shared';
+import { runRefusal } from '../common';
 import type { Db } from '../../db/types';
 import type { JobView, NewJob } from '../../db/jobs.repository';
 import { activeChallengers, findAssignment } from '../../db/rollouts.repository';

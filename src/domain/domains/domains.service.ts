@@ -1,18 +1,18 @@
 import { inTransaction } from '../../db/transaction';
 import type { Knex } from 'knex';
 import * as repo from '../../db/domains.repository';
-import { requireClient, requireDomain } from '../shared';
-import type { FeatureDefinition, FeatureRules } from '../shared';
+import { requireClient, requireDomain } from '../common';
+import type { FeatureDefinition, FeatureRules } from '../common';
 import { mapPage, type PageRequest } from '../../paging';
 import { isUniqueViolation } from '../../db/types';
 import { uuidv7 } from '../../ids';
 import { ConflictError } from '../../errors';
-import { toDomain } from '../shared';
+import { toDomain } from '../common';
 import type { Schemas } from '../../openapi/types';
-import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../common';
 import { activeDefault } from '../assignments';
 import { findVersion } from '../../db/models.repository';
-import { featureContractMismatches } from '../shared';
+import { featureContractMismatches } from '../common';
 
 export function createDomainsService(deps: { knex: Knex; rules: FeatureRules }) {
   const { knex, rules } = deps;

@@ -8,16 +8,16 @@ import { fairnessKeyFor, workflowIdFor, type JobGateway } from '../ports';
 import { recordCancellation } from './run/job-outcomes';
 import { OUTPUT_UNSTORABLE, unstorableReason } from './run/storable-outcomes';
 import type { CompletionReport } from '../../../workflows/definitions';
-import type { UserSchemaCompiler } from '../shared';
+import type { UserSchemaCompiler } from '../common';
 import type { Principal } from '../../auth/principal';
 import { canSeeJob, visibleTenants } from '../../auth/access';
 import { mapPage, type PageRequest } from '../../paging';
 import { uuidv7 } from '../../ids';
-import { requireClient } from '../shared';
+import { requireClient } from '../common';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UnprocessableError } from '../../errors';
 import type { Db } from '../../db/types';
 import type { ServiceMetrics } from '../../observability/metrics';
-import { toJob, toLineage } from '../shared';
+import { toJob, toLineage } from '../common';
 import type { JobFinalListener } from '../../db/job-final-listener';
 import { inTransaction } from '../../db/transaction';
 import type { LimitDecision } from '../../errors';
@@ -25,7 +25,7 @@ import type { Admission } from './launch/admission';
 import type { JobSlots } from './launch/job-slots';
 import { FairStarts } from './launch/start-queue';
 import { jobStarter } from './launch/job-starter';
-import { tenantClass } from '../shared';
+import { tenantClass } from '../common';
 import { DEFAULT_PRIORITY } from './launch/priorities';
 
 /** The most jobs a lineage answer holds; a larger tree is cut (shallowest jobs first) and says `truncated`. */

@@ -5,11 +5,11 @@ import { inTransaction } from '../../db/transaction';
 import { AssignmentBlockedError, ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../../errors';
 import { mapPage, type PageRequest } from '../../paging';
 import type { Schemas } from '../../openapi/types';
-import { requireModel } from '../shared';
+import { requireModel } from '../common';
 import { webhookEvents } from '../webhooks';
-import { assignRefusal } from '../shared';
-import { toVersion } from '../shared';
-import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../shared';
+import { assignRefusal } from '../common';
+import { toVersion } from '../common';
+import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../common';
 import { activeFollowers } from '../../db/assignments.repository';
 import type { createAssignmentsService } from '../assignments';
 

@@ -4,10 +4,10 @@ import { findVersion, type HandlerContracts, type VersionRow } from '../../db/mo
 import { subscriptionsTargeting, type SubscriptionRow } from '../../db/subscriptions.repository';
 import { getFeatureDefinitions } from '../../db/domains.repository';
 import type { Db } from '../../db/types';
-import type { UserSchemaCompiler } from '../shared';
-import { diffSchemas, isBreaking, type SchemaChange } from '../shared';
-import { featureContractMismatches, freezeAsSchema, type FeatureMismatch } from '../shared';
-import { shows } from '../shared';
+import type { UserSchemaCompiler } from '../common';
+import { diffSchemas, isBreaking, type SchemaChange } from '../common';
+import { featureContractMismatches, freezeAsSchema, type FeatureMismatch } from '../common';
+import { shows } from '../common';
 
 /** One active assignment of the model, and whether the change keeps it working. */
 export interface AssignmentCompatibilityEntry {

@@ -5,7 +5,7 @@ import { InvalidInputError } from '../../errors';
 import { IDENTIFIER_PATTERN } from '../../openapi/schemas';
 import { MAX_TAG_VALUE_LENGTH } from '../../openapi/schemas/model-tags';
 import { ALIAS_PATTERN } from './aliases.service';
-import { toModel, toVersion } from '../shared';
+import { toModel, toVersion } from '../common';
 
 /** The shared query parameters as the route has them (validated for type and length only). */
 export interface RegistryQuery {

@@ -4,8 +4,8 @@ import * as tags from '../../db/model-tags.repository';
 import { inTransaction } from '../../db/transaction';
 import { InvalidInputError, NotFoundError } from '../../errors';
 import { MAX_TAGS } from '../../openapi/schemas/model-tags';
-import { requireModel, requireVersion } from '../shared';
-import { toModel, toVersion } from '../shared';
+import { requireModel, requireVersion } from '../common';
+import { toModel, toVersion } from '../common';
 
 /** A new key past the bound is a 400 naming the field; a changed value of a key already set always fits. */
 function assertRoom(current: Record<string, string>, key: string, what: string): void {

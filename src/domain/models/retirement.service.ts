@@ -3,10 +3,10 @@ import * as repo from '../../db/models.repository';
 import { registryReferences, type RegistryReferences } from '../../db/registry-references.repository';
 import { inTransaction } from '../../db/transaction';
 import { ConflictError } from '../../errors';
-import { requireModel, requireVersion } from '../shared';
+import { requireModel, requireVersion } from '../common';
 import { webhookEvents } from '../webhooks';
-import { toModel, toVersion } from '../shared';
-import { UNATTRIBUTED, type ChangeContext } from '../shared';
+import { toModel, toVersion } from '../common';
+import { UNATTRIBUTED, type ChangeContext } from '../common';
 
 /** The references in words, for a 409: `active assignments <id> (acme/web/checkout, key default); schedules s1`. */
 export function describeReferences(refs: RegistryReferences): string | undefined {

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import * as repo from '../../db/subscriptions.repository';
 import { findModel } from '../../db/models.repository';
-import { requireModel } from '../shared';
-import type { UserSchemaCompiler } from '../shared';
+import { requireModel } from '../common';
+import type { UserSchemaCompiler } from '../common';
 import { mapPage, type PageRequest } from '../../paging';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../errors';
 import { isUniqueViolation } from '../../db/types';
-import { toSubscription } from '../shared';
+import { toSubscription } from '../common';
 import type { Schemas } from '../../openapi/types';
 
 export type CreateSubscriptionBody = Schemas['CreateSubscriptionRequest'];

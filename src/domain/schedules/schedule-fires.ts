@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { inTransaction } from '../../db/transaction';
-import { inChangeTransaction } from '../shared';
+import { inChangeTransaction } from '../common';
 import * as models from '../../db/models.repository';
 import * as schedules from '../../db/schedules.repository';
 import * as jobsRepo from '../../db/jobs.repository';
 import { deterministicUuid } from '../../ids';
 import { ServiceError, ConflictError, RateLimitedError, UnprocessableError } from '../../errors';
-import { runRefusal, TRAINABLE_STATUSES } from '../shared';
-import { requireModel, requireVersion } from '../shared';
+import { runRefusal, TRAINABLE_STATUSES } from '../common';
+import { requireModel, requireVersion } from '../common';
 import { recordCancellation } from '../jobs';
 import type { JobsService } from '../jobs';
 import type { createServicesService } from '../services';

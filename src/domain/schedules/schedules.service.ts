@@ -15,8 +15,8 @@ import { assertValidSpec, fireTimes } from './schedule-spec';
 import { toSchedule } from './schedule.view';
 import type { ScheduleFires } from './schedule-fires';
 import type { Admission } from '../jobs';
-import { assertClientActive, requireClient } from '../shared';
-import { UNATTRIBUTED, type ChangeContext } from '../shared';
+import { assertClientActive, requireClient } from '../common';
+import { UNATTRIBUTED, type ChangeContext } from '../common';
 import { scheduleEvents } from './schedule-events';
 
 /** A schedule collection: a tenant's service re-scorings, or the schedules of model versions of one action. */

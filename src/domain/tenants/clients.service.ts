@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import * as repo from '../../db/clients.repository';
-import { requireClient } from '../shared';
+import { requireClient } from '../common';
 import { mapPage, type PageRequest } from '../../paging';
-import { toClient } from '../shared';
-import type { LimitDefaults, LimitsOverride } from '../shared';
+import { toClient } from '../common';
+import type { LimitDefaults, LimitsOverride } from '../common';
 
 export function createClientsService(knex: Knex, defaults: LimitDefaults) {
   const present = (row: repo.ClientRow) => toClient(row, defaults);

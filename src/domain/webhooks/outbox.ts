@@ -5,7 +5,7 @@ import * as services from '../../db/services.repository';
 import * as models from '../../db/models.repository';
 import * as subscriptions from '../../db/subscriptions.repository';
 import type { AssignmentRow, Scope } from '../../db/assignments.repository';
-import { toAssignment, toJob, toModel, toService, toSubscription, toVersion } from '../shared';
+import { toAssignment, toJob, toModel, toService, toSubscription, toVersion } from '../common';
 import { workflowIdFor } from '../ports';
 import { jobEventType, EventType, PING_EVENT_TYPE } from './event-types';
 

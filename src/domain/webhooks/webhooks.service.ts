@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import * as repo from '../../db/webhooks.repository';
 import { inTransaction } from '../../db/transaction';
 import { mapPage, type PageRequest } from '../../paging';
-import { requireClient } from '../shared';
+import { requireClient } from '../common';
 import { recordEvent } from './outbox';
 import { newSecret } from '../../webhooks/signature';
 import { checkTarget, TargetPolicy, TargetRefused } from '../../webhooks/target-policy';

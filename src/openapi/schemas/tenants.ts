@@ -1,5 +1,5 @@
 import { id, described, ref, ts } from './common';
-import { LIMIT_BOUNDS } from '../../domain/shared';
+import { LIMIT_BOUNDS } from '../../domain/common';
 
 const limitFields = {
   jobs_per_second: described(

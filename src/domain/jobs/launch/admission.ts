@@ -6,7 +6,7 @@ import { actorOf, type Principal } from '../../../auth/principal';
 import { visibleTenants } from '../../../auth/access';
 import { RateLimitedError, UnprocessableError, type LimitDecision } from '../../../errors';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import { effectiveLimits, tenantClass, type LimitDefaults, type LimitsOverride, type TenantLimits } from '../../shared';
+import { effectiveLimits, tenantClass, type LimitDefaults, type LimitsOverride, type TenantLimits } from '../../common';
 
 function decision(policy: LimitDecision['policy'], holder: string, state: BucketState, rate: number, burst: number): LimitDecision {
   const remaining = Math.max(0, Math.floor(state.tokens));

@@ -1,5 +1,5 @@
 import type { ActiveJobCounts } from '../../../db/job-shares.repository';
-import type { TenantLimits } from '../../shared';
+import type { TenantLimits } from '../../common';
 
 /**
  * The tenant's fair share of the workers (docs/fairness.md, "Jobs: fair shares"): of `capacity` started, unfinished

@@ -2,8 +2,8 @@ import { inTransaction } from '../../../db/transaction';
 import type { Knex } from 'knex';
 import * as models from '../../../db/models.repository';
 import * as assignmentsRepo from '../../../db/assignments.repository';
-import { requireClient, assertClientActive, requireDomainOfActiveClient, requireService, requireVersion, requireModel } from '../../shared';
-import { runRefusal, TRAINABLE_STATUSES } from '../../shared';
+import { requireClient, assertClientActive, requireDomainOfActiveClient, requireService, requireVersion, requireModel } from '../../common';
+import { runRefusal, TRAINABLE_STATUSES } from '../../common';
 import type { JobsService, JobRequestContext } from '../jobs.service';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../../errors';
 import { TERMINAL_JOB_STATUSES, type JobView } from '../../../db/jobs.repository';
@@ -11,7 +11,7 @@ import { findServiceByUuid, lockServiceByUuid, updateService } from '../../../db
 import type { Principal } from '../../../auth/principal';
 import type { Schemas } from '../../../openapi/types';
 import { webhookEvents } from '../../webhooks';
-import type { FeatureRules } from '../../shared';
+import type { FeatureRules } from '../../common';
 import { canaryRouteFor } from '../../assignments';
 
 type StartBody = Schemas['JobStartRequest'];

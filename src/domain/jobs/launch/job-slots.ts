@@ -2,7 +2,7 @@ import * as repo from '../../../db/jobs.repository';
 import { findClient } from '../../../db/clients.repository';
 import type { Db } from '../../../db/types';
 import { inTransaction } from '../../../db/transaction';
-import { effectiveLimits, tenantClass, type LimitDefaults, type TenantLimits } from '../../shared';
+import { effectiveLimits, tenantClass, type LimitDefaults, type TenantLimits } from '../../common';
 import { fairnessKeyFor } from '../../ports';
 import { FairStarts } from './start-queue';
 import { jobStarter, type StarterDeps } from './job-starter';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { JobView } from '../../../db/jobs.repository';
 import { WorkflowStartRefused, type JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import type { UserSchemaCompiler } from '../../shared';
+import type { UserSchemaCompiler } from '../../common';
 import { markStartRefused } from '../run/job-outcomes';
 
 export interface StarterDeps {

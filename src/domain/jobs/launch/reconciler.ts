@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { findJobs, staleOrphans, TERMINAL_JOB_STATUSES, type OrphanCursor } from '../../../db/jobs.repository';
 import { markWorkflowClosed } from '../run/job-outcomes';
 import { jobStarter } from './job-starter';
-import { UserSchemaCompiler } from '../../shared';
+import { UserSchemaCompiler } from '../../common';
 import type { ServiceMetrics } from '../../../observability/metrics';
 import type { JobGateway } from '../../ports';
 import { redeliverUnconfirmed } from '../run/outcome-redelivery';

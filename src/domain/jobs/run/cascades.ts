@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import * as jobs from '../../../db/jobs.repository';
 import * as models from '../../../db/models.repository';
 import * as subs from '../../../db/subscriptions.repository';
-import type { UserSchemaCompiler } from '../../shared';
+import type { UserSchemaCompiler } from '../../common';
 import type { JobGateway } from '../../ports';
 import { deterministicUuid } from '../../../ids';
 import type { SubscriptionStore } from '../../ports';

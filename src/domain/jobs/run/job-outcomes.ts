@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import * as jobs from '../../../db/jobs.repository';
 import * as models from '../../../db/models.repository';
 import { setStatusFromJob, lockServiceByUuid } from '../../../db/services.repository';
-import type { UserSchemaCompiler } from '../../shared';
+import type { UserSchemaCompiler } from '../../common';
 import { markUnconfirmed } from '../../../db/unconfirmed-outcomes.repository';
 import type { CompletionReport, ReportVia } from '../../../../workflows/definitions';
 import type { ServiceMetrics } from '../../../observability/metrics';

@@ -6,7 +6,7 @@ import type { Handler } from '../../../shapes';
 import type { CompletionReport, CompletionResult, ReportVia, StartClaim } from '../../../../workflows/definitions';
 import type { JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import type { UserSchemaCompiler } from '../../shared';
+import type { UserSchemaCompiler } from '../../common';
 import {
   commitOutcome,
   outputCheck,
@@ -20,7 +20,7 @@ import { fireSubscription, type FireInput } from './cascades';
 import { jobStarter } from '../launch/job-starter';
 import { enforceGuardrail } from '../../assignments';
 import type { JobSlots } from '../launch/job-slots';
-import { tenantClass } from '../../shared';
+import { tenantClass } from '../../common';
 import { readHandlerSecret } from '../../../db/handler-secrets.repository';
 import type { SecretBox } from '../../../secrets/secret-box';
 import { findHandlerContracts } from '../../../db/models.repository';
