@@ -10,7 +10,8 @@ import { runNoisy } from './run/noisy';
 import { runParked } from './run/parked';
 import { roundContext } from './run/round-context';
 import { startBaselines, startService, startStack, stopAll, stopRest, stopStack, type Stops } from './run/stack';
-import { NOISY, ONLY, PARKED, PHASES, ROUNDS } from './run/options';
+import { NOISY, ONLY, PARKED, PHASES, ROUNDS, STATEMENTS } from './run/options';
+import { printHistories, printStatements } from './run/statements';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
@@ -71,6 +72,10 @@ async function run() {
 
     printTargets(ctx.figures, reads);
     printCosts(ctx.figures);
+    if (STATEMENTS) {
+      printStatements();
+      await printHistories(stack.temporal);
+    }
     // --timeline: where one completion with 10 subscriptions spends its time, from its workflow's history.
     for (const jobId of timelines) console.log(await historyTimeline(stack.temporal, `job-${jobId}`));
     printFeatureValidation();
