@@ -293,6 +293,12 @@ export async function releaseHeldJobs(db: Db, clientId: string, n: number): Prom
   return jobViews(db).whereIn('model_jobs.job_id', ids);
 }
 
+/** Whether the tenant has held jobs (one probe of the held-jobs index). */
+export async function hasHeldJobs(db: Db, clientId: string): Promise<boolean> {
+  const row = await db('model_jobs').where({ client_id: clientId, status: 'pending' }).whereNotNull('queued_reason').first('job_id');
+  return row !== undefined;
+}
+
 /** Tenants that have held jobs. */
 export async function tenantsWithHeldJobs(db: Db): Promise<string[]> {
   return db('model_jobs').whereNotNull('queued_reason').where('status', 'pending').distinct().pluck('client_id');

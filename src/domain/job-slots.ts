@@ -31,6 +31,9 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
 
   /** Starts as many of the tenant's held jobs as its cap now leaves room for; answers how many. */
   async function release(clientId: string): Promise<number> {
+    // Every finished job of a tenant asks for a release. A tenant without a cap holds no new job (holdReason), so
+    // unless some wait from an earlier cap, its release is one read, without a transaction or the tenant's lock.
+    if ((await limitsOf(knex, clientId)).max_running_jobs === null && !(await repo.hasHeldJobs(knex, clientId))) return 0;
     const released = await inTransaction(knex, async (trx) => {
       const cap = (await limitsOf(trx, clientId)).max_running_jobs;
       await repo.lockTenantSlots(trx, clientId);
