@@ -10,7 +10,8 @@ import { runNoisy } from './run/noisy';
 import { runParked } from './run/parked';
 import { roundContext } from './run/round-context';
 import { startBaselines, startService, startStack, stopAll, stopRest, stopStack, type Stops } from './run/stack';
-import { NOISY, ONLY, PARKED, PHASES, ROUNDS } from './run/options';
+import { FLOOR, NOISY, ONLY, PARKED, PHASES, ROUNDS, STATEMENTS } from './run/options';
+import { printHistories, printStatements } from './run/statements';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
@@ -71,17 +72,32 @@ async function run() {
 
     printTargets(ctx.figures, reads);
     printCosts(ctx.figures);
+    if (STATEMENTS) {
+      printStatements();
+      await printHistories(stack.temporal);
+    }
     // --timeline: where one completion with 10 subscriptions spends its time, from its workflow's history.
     for (const jobId of timelines) console.log(await historyTimeline(stack.temporal, `job-${jobId}`));
     printFeatureValidation();
 
+    const floor = FLOOR > 0 ? floorCheck(ctx.figures.m('service.e2e') / ctx.figures.m('bare.e2e')) : true;
     await stopAll(stops);
+    if (!floor) process.exitCode = 1;
     if (NOISY > 0) await runNoisy(stack, service);
     if (PARKED > 0) await runParked(stack.server.address);
   } finally {
     await stopRest(stops);
     await stopStack(stack);
   }
+}
+
+/** The CI floor: the end-to-end ratio against FLOOR, printed; false when it is below (or was not measured). */
+function floorCheck(ratio: number): boolean {
+  const met = Number.isFinite(ratio) && ratio >= FLOOR;
+  console.log(
+    `floor check: end to end ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'not measured'} of bare, floor ${FLOOR}: ${met ? 'ok' : 'BELOW THE FLOOR'}`,
+  );
+  return met;
 }
 
 /**

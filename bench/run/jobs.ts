@@ -3,14 +3,18 @@ import { startBare } from '../baselines';
 import { load } from '../http-load';
 import { cpuSnapshot, cpuPer } from '../cpu';
 import { sleep } from './figures';
-import { INITS, INIT_CONCURRENCY } from './options';
+import { INITS, INIT_CONCURRENCY, STATEMENTS } from './options';
+import { noteStatement, noteStatementRound, sampled } from './statements';
 import type { RoundContext } from './round-context';
 
 /** Init → in-process echo → success: the service's round (inits accepted, then every job's success). */
 export async function serviceJobs({ knex, base, departure, must, doneCount, figures }: RoundContext, round: number) {
   // Statements the API and the worker send per job (less the bench's own polls, one statement each).
   let statements = 0;
-  const count = () => statements++;
+  const count = (q: { sql?: string }) => {
+    statements++;
+    if (STATEMENTS) noteStatement(q.sql ?? '');
+  };
   knex.on('query', count);
   const ids: string[] = [];
   const cpu = cpuSnapshot();
@@ -30,6 +34,8 @@ export async function serviceJobs({ knex, base, departure, must, doneCount, figu
   knex.off('query', count);
   figures.noteCpu('service', cpuPer(cpu, cpuSnapshot(), INITS));
   figures.note('service.statements', (statements - polls) / INITS);
+  if (STATEMENTS) noteStatementRound(INITS, polls);
+  sampled.service = `job-${ids[ids.length - 1]}`;
   figures.note('service.inits', inits.perSecond);
   figures.note('service.initP50', inits.p50);
   figures.note('service.e2e', (INITS / wall) * 1000);
@@ -45,6 +51,7 @@ export async function bareJobs({ temporal, stamp, figures }: RoundContext, round
     results.push(handle.result());
   });
   await Promise.all(results);
+  sampled.bare = `bare-${stamp}-${round}-${INITS - 1}`;
   const wall = performance.now() - started;
   figures.noteCpu('bare', cpuPer(cpu, cpuSnapshot(), INITS));
   figures.note('bare.starts', starts.perSecond);

@@ -22,3 +22,10 @@ export const WORKER_CACHE = arg('worker-cache', '');
 export const PHASES = new Set(arg('phases', 'jobs,reads,completions').split(','));
 /** The noisy-neighbour phase: the flooding tenant's inits; 0 skips it. */
 export const NOISY = Number(arg('noisy', '1500'));
+/** `--statements`: the statements per echo job by their SQL, and the events of one job's history on each side. */
+export const STATEMENTS = process.argv.includes('--statements');
+/**
+ * `--floor R` (npm run bench:floor): exit 1 when the end-to-end ratio (service jobs/s over bare workflows/s, medians of
+ * the rounds) is below R; 0 checks nothing.
+ */
+export const FLOOR = Number(arg('floor', '0'));

@@ -18,6 +18,11 @@ import { poolStats } from '../../src/db/pool-stats';
 import { startBareWorker, startBareHttp } from '../baselines';
 import { ADMIN_URL, ONLY, POOL, TEMPORAL } from './options';
 
+/** The named variables the bench's environment sets, passed on to the service's config. */
+function pick(env: NodeJS.ProcessEnv, ...names: string[]): Record<string, string> {
+  return Object.fromEntries(names.flatMap((n) => (env[n] === undefined ? [] : [[n, env[n]]])));
+}
+
 /** What a started part of the stack needs to stop, run in reverse order of the starts. */
 export type Stops = (() => Promise<unknown>)[];
 
@@ -47,6 +52,8 @@ export async function startStack() {
     LOG_LEVEL: 'silent',
     // The tenant's job bucket is taken on every init (its cost is measured) but never runs dry (--inits N per round).
     TENANT_JOBS_BURST: '1000000',
+    // Capacity rather than policy: TENANT_JOBS_PER_SECOND=0 and CALLER_REQUESTS_PER_SECOND=0 switch the limits off.
+    ...pick(process.env, 'TENANT_JOBS_PER_SECOND', 'CALLER_REQUESTS_PER_SECOND', 'TENANT_MAX_RUNNING_JOBS'),
   });
   const log = pino({ level: 'silent' });
   const temporal = await connectTemporalClient({ address: server.address }, 'default');

@@ -1,5 +1,6 @@
 import { Db } from './types';
 import type { Handlers, JobStatus, JobTrigger, JobType, LimitsOverride } from '../shapes';
+import type { HandlerContracts } from './models.repository';
 import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
 
 export type { CompletionResult, TriggeredEvent };
@@ -123,6 +124,18 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobView; cr
         .where({ 'model_jobs.source_job_id': job.source_job_id, 'model_jobs.subscription_id': job.subscription_id })
         .first();
   return { row: existing!, created: false };
+}
+
+/** A job with its model's handler contracts (null when the model has none or is gone), in one statement: what the outcome step reads. */
+export async function findJobWithContracts(
+  db: Db,
+  jobId: string,
+): Promise<(JobView & { handler_contracts: HandlerContracts | null }) | undefined> {
+  return jobViews(db)
+    .leftJoin('models', 'models.id', 'model_jobs.model_id')
+    .select('models.handler_contracts')
+    .where('model_jobs.job_id', jobId)
+    .first();
 }
 
 export async function findByIdempotencyKey(db: Db, owner: string, key: string): Promise<JobView | undefined> {
@@ -278,6 +291,12 @@ export async function releaseHeldJobs(db: Db, clientId: string, n: number): Prom
   if (ids.length === 0) return [];
   await db('model_jobs').whereIn('job_id', ids).update({ queued_reason: null, updated_at: db.fn.now() });
   return jobViews(db).whereIn('model_jobs.job_id', ids);
+}
+
+/** Whether the tenant has held jobs (one probe of the held-jobs index). */
+export async function hasHeldJobs(db: Db, clientId: string): Promise<boolean> {
+  const row = await db('model_jobs').where({ client_id: clientId, status: 'pending' }).whereNotNull('queued_reason').first('job_id');
+  return row !== undefined;
 }
 
 /** Tenants that have held jobs. */

@@ -9,7 +9,7 @@ import type { AuthConfig } from '../config';
 import type { JobTokens } from '../auth/job-tokens';
 import { authorize } from './auth-middleware';
 import { pageRequest } from '../paging';
-import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../errors';
+import { InvalidInputError, MethodNotAllowedError, NotFoundError, type LimitDecision } from '../errors';
 import type { JobRequestContext } from '../domain/jobs';
 import type { ChangeContext } from '../domain/common';
 import { actorOf } from '../auth/principal';
@@ -84,8 +84,13 @@ export function jobContext(r: RouteContext, opId: OperationId): JobRequestContex
     idempotencyKey: key,
     fingerprint,
     operation: opId,
-    admitted: (decision) => setRateLimitHeaders(r.ctx, decision),
   };
+}
+
+/** A started job's answer: the tenant bucket's decision on it as RateLimit headers, the job as the body. */
+export function answerStarted<T>(r: RouteContext, started: { accepted: T; admission?: LimitDecision }): T {
+  if (started.admission) setRateLimitHeaders(r.ctx, started.admission);
+  return started.accepted;
 }
 
 const matchers = OPERATIONS.map((op) => ({ op, regex: new RegExp(`^${koaPath(op.path).replace(/:[a-z_]+/g, '[^/]+')}/?$`) }));

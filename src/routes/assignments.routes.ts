@@ -1,5 +1,5 @@
 import type { Register } from './types';
-import { page, jobContext, changeContext } from '../http/routing';
+import { page, answerStarted, jobContext, changeContext } from '../http/routing';
 import type { AssignmentsService } from '../domain/assignments';
 import type { createJobStarts } from '../domain/jobs';
 
@@ -20,12 +20,15 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
   route('getDomainAssignment', async ({ params: p }) => assignments.getActive(p.client_id, p.domain_id, p.assignment_key));
 
   route('runDomainAssignment', async (r) =>
-    starts.runDomainAssignment(
-      r.params.client_id,
-      r.params.domain_id,
-      r.params.assignment_key,
-      r.body,
-      jobContext(r, 'runDomainAssignment'),
+    answerStarted(
+      r,
+      await starts.runDomainAssignment(
+        r.params.client_id,
+        r.params.domain_id,
+        r.params.assignment_key,
+        r.body,
+        jobContext(r, 'runDomainAssignment'),
+      ),
     ),
   );
 
@@ -56,13 +59,16 @@ export function registerAssignmentRoutes(route: Register, assignments: Assignmen
   );
 
   route('runServiceAssignment', async (r) =>
-    starts.runServiceAssignment(
-      r.params.client_id,
-      r.params.domain_id,
-      r.params.service_id,
-      r.params.assignment_key,
-      r.body,
-      jobContext(r, 'runServiceAssignment'),
+    answerStarted(
+      r,
+      await starts.runServiceAssignment(
+        r.params.client_id,
+        r.params.domain_id,
+        r.params.service_id,
+        r.params.assignment_key,
+        r.body,
+        jobContext(r, 'runServiceAssignment'),
+      ),
     ),
   );
 }

@@ -1,5 +1,5 @@
 import type { Register } from './types';
-import { page, jobContext } from '../http/routing';
+import { page, answerStarted, jobContext } from '../http/routing';
 import type { JobsService } from '../domain/jobs';
 import type { createJobStarts } from '../domain/jobs';
 
@@ -12,9 +12,13 @@ function filtersOf<Q extends { limit?: number; cursor?: string }>(query: Q): Omi
 }
 
 export function registerJobRoutes(route: Register, jobs: JobsService, starts: ReturnType<typeof createJobStarts>) {
-  route('startTraining', async (r) => starts.train(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startTraining')));
+  route('startTraining', async (r) =>
+    answerStarted(r, await starts.train(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startTraining'))),
+  );
 
-  route('startInference', async (r) => starts.infer(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startInference')));
+  route('startInference', async (r) =>
+    answerStarted(r, await starts.infer(r.params.model_id, r.params.model_version, r.body, jobContext(r, 'startInference'))),
+  );
 
   route('listVersionJobs', async (r) =>
     jobs.listForVersion(
@@ -36,7 +40,7 @@ export function registerJobRoutes(route: Register, jobs: JobsService, starts: Re
 
   route('cancelJob', async ({ ctx, params: p, body }) => jobs.cancel(ctx.state.principal, p.job_id, body?.reason));
 
-  route('rerunJob', async (r) => starts.rerun(r.ctx.state.principal, r.params.job_id, jobContext(r, 'rerunJob')));
+  route('rerunJob', async (r) => answerStarted(r, await starts.rerun(r.ctx.state.principal, r.params.job_id, jobContext(r, 'rerunJob'))));
 
   route('completeJob', async ({ ctx, params: p, body }) => {
     const result = await jobs.complete(ctx.state.principal, p.model_id, p.model_version, p.model_job_id, body);

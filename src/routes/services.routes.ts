@@ -1,9 +1,11 @@
 import type { Register } from './types';
-import { page, jobContext, changeContext } from '../http/routing';
+import { page, answerStarted, jobContext, changeContext } from '../http/routing';
 import type { createServicesService } from '../domain/services';
 
 export function registerServiceRoutes(route: Register, services: ReturnType<typeof createServicesService>) {
-  route('initService', async (r) => services.init(r.params.client_id, r.params.domain_id, r.body, jobContext(r, 'initService')));
+  route('initService', async (r) =>
+    answerStarted(r, await services.init(r.params.client_id, r.params.domain_id, r.body, jobContext(r, 'initService'))),
+  );
 
   route('listServices', async (r) =>
     services.list(r.params.client_id, r.params.domain_id, page(r), { status: r.query.status, departed: r.query.departed }),

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { findJob } from '../../db/jobs.repository';
+import type { JobView } from '../../db/jobs.repository';
+import type { AssignmentRow } from '../../db/assignments.repository';
 import { findActive } from '../../db/assignments.repository';
-import { archiveWithReason, findAssignment, revisionsOfKey, sideStats } from '../../db/rollouts.repository';
+import { archiveWithReason, revisionsOfKey, sideStats } from '../../db/rollouts.repository';
 import { lockDomain } from '../../db/domains.repository';
 import { inTransaction } from '../../db/transaction';
 import { storedRolloutSettings } from './rollout-settings';
@@ -13,15 +14,26 @@ import { webhookEvents } from '../webhooks';
 export const GUARDRAIL_ACTOR = 'guardrail';
 
 /**
+ * Whether a finished job's outcome is judged by a guardrail: an inference job of a domain's canary revision (not a
+ * cascade) whose rollout settings set one. `revision` is the job's assignment revision, as the outcome step read it.
+ */
+export function guardedCanary(
+  job: Pick<JobView, 'job_type' | 'assignment_id' | 'domain_uuid' | 'trigger'>,
+  revision: AssignmentRow | undefined,
+) {
+  if (!job.assignment_id || !job.domain_uuid || job.job_type !== 'inference' || job.trigger === 'cascade') return false;
+  if (revision?.assignment_id !== job.assignment_id) return false;
+  return revision.role === 'canary' && !revision.service_uuid && !!storedRolloutSettings(revision.settings).guardrail;
+}
+
+/**
  * After a canary job's outcome: when the canary's rollout has at least `guardrail.min_jobs` finished jobs and their
  * failure rate is above `guardrail.max_failure_rate`, archives the canary with the reason (its history shows it) and
  * writes an `assignment.rolled_back` event, in one transaction under the domain lock. True when it rolled back.
+ * `revision`: the job's assignment revision as the outcome step read it (no statement for the jobs no guardrail judges).
  */
-export async function enforceGuardrail(knex: Knex, jobId: string): Promise<boolean> {
-  const job = await findJob(knex, jobId);
-  if (!job?.assignment_id || !job.domain_uuid || job.job_type !== 'inference' || job.trigger === 'cascade') return false;
-  const revision = await findAssignment(knex, job.assignment_id);
-  if (revision?.role !== 'canary' || revision.service_uuid || !storedRolloutSettings(revision.settings).guardrail) return false;
+export async function enforceGuardrail(knex: Knex, job: JobView, revision: AssignmentRow | undefined): Promise<boolean> {
+  if (!revision || !guardedCanary(job, revision)) return false;
   return inTransaction(knex, async (trx) => {
     const domain = await lockDomain(trx, revision.domain_uuid);
     if (!domain) return false;

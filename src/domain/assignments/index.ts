@@ -3,4 +3,4 @@ export { type AssignmentsService, activeDefault, createAssignmentsService } from
 export { canaryRouteFor } from './canary-selection';
 export { enforceGuardrail } from './guardrail';
 export { type RolloutsService, createRolloutsService } from './rollouts.service';
-export { planShadows } from './shadows';
+export { planShadows, revisesJob } from './shadows';

@@ -2,22 +2,28 @@ import { runRefusal } from '../common';
 import type { Db } from '../../db/types';
 import type { JobView, NewJob } from '../../db/jobs.repository';
 import { activeChallengers, findAssignment } from '../../db/rollouts.repository';
+import type { AssignmentRow } from '../../db/assignments.repository';
 import { findVersion } from '../../db/models.repository';
 import { deterministicUuid } from '../../ids';
 import { isRolloutRole } from './rollout-settings';
 
-/** Shadows run last: they only measure a candidate (src/domain/jobs/launch/priorities.ts). */
+/** Shadows run last: they only measure a candidate (src/domain/priorities.ts). */
 const SHADOW_PRIORITY = 5;
+
+/** Whether a job ran on an assignment revision that shadows or a guardrail may follow: an inference of an assignment, not a cascade or shadow. */
+export function revisesJob(job: Pick<JobView, 'job_type' | 'assignment_id' | 'trigger'>): boolean {
+  return job.job_type === 'inference' && !!job.assignment_id && job.trigger !== 'cascade' && job.trigger !== 'shadow';
+}
 
 /**
  * The shadow jobs a finished inference job of a primary creates: one per active shadow assignment challenging the
  * primary's key, with the same input, linked to it in lineage (source_job_id, root, depth + 1). Their ids derive from
  * (primary job, shadow revision), so the outcome step creates each once. A shadow of an inactive version is skipped.
  */
-export async function planShadows(db: Db, job: JobView): Promise<NewJob[]> {
-  if (job.job_type !== 'inference' || !job.assignment_id || !job.domain_uuid) return [];
-  if (job.trigger === 'cascade' || job.trigger === 'shadow') return [];
-  const primary = await findAssignment(db, job.assignment_id);
+export async function planShadows(db: Db, job: JobView, revision?: AssignmentRow): Promise<NewJob[]> {
+  if (!job.domain_uuid || !revisesJob(job)) return [];
+  // The job's revision, when the caller has read it already (the outcome step reads it once for shadows and guardrail).
+  const primary = revision ?? (await findAssignment(db, job.assignment_id!));
   if (!primary || primary.service_uuid || isRolloutRole(primary.role)) return [];
   const shadows: NewJob[] = [];
   for (const shadow of await activeChallengers(db, job.domain_uuid, primary.assignment_key, 'shadow')) {

@@ -1,4 +1,4 @@
-export { type JobRequestContext, type JobsService, createJobsService } from './jobs.service';
+export { type JobRequestContext, type JobsService, type StageJob, createJobsService } from './jobs.service';
 export { type Admission, createAdmission } from './launch/admission';
 export { createJobStarts } from './launch/job-requests';
 export { type JobSlots, createJobSlots } from './launch/job-slots';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import * as repo from '../../db/jobs.repository';
 import { jobStore } from '../../db/job-store';
 import type { JobStore } from '../ports';
-import { fairnessKeyFor, workflowIdFor, type JobGateway } from '../ports';
+import { fairnessKeyFor, workflowIdFor, type JobGateway, type Readiness } from '../ports';
 import { recordCancellation } from './run/job-outcomes';
 import { OUTPUT_UNSTORABLE, unstorableReason } from './run/storable-outcomes';
 import type { CompletionReport } from '../../../workflows/definitions';
@@ -54,11 +54,22 @@ export interface JobRequestContext {
   /** Hash of the operation's path parameters and body. */
   fingerprint?: string;
   operation: string;
-  /** Told the tenant's job-bucket decision once the job is written (the route sets the RateLimit headers). */
-  admitted?: (decision: LimitDecision) => void;
 }
 
 export type JobAccepted = Schemas['JobAccepted'];
+
+/**
+ * What a job-starting request is answered: the job (or, for a repeated Idempotency-Key, the first one) and the
+ * tenant bucket's decision on it, which the route turns into RateLimit headers (none: no bucket was taken).
+ */
+export interface JobStarted<T extends JobAccepted = JobAccepted> {
+  accepted: T;
+  admission?: LimitDecision;
+}
+
+/** Stages one job inside the transaction of `JobsService.start` (its token, its slot decision and its row). */
+export type StageJob = (job: StagedJob) => Promise<repo.JobView>;
+type StagedJob = Omit<repo.NewJob, 'job_id'> & { job_id?: string };
 
 /** Raised inside a transaction when the Idempotency-Key already started a job, so the caller's writes roll back. */
 class IdempotentReplay extends Error {
@@ -220,69 +231,97 @@ export function createJobsService(deps: {
     return { ...(job.service_id ? { service_id: job.service_id } : {}), job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
   }
 
+  /**
+   * Starts the workflow of a committed job after the answer (docs/decisions.md, "Job starts"): the row is committed,
+   * so the 202 stands whatever the start does. A transient failure leaves the row `pending` and the worker's
+   * reconciler starts it later; a start Temporal refuses for good marks the job failed, visibly, with the reason.
+   * With MAX_BACKGROUND_STARTS starts under way, the caller waits for its own (back-pressure on a slow Temporal).
+   */
+  async function launch(job: repo.JobView): Promise<JobAccepted> {
+    const accepted = { job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
+    if (job.queued_reason) {
+      // Held for a slot: the worker's releaser starts it when one of the tenant's jobs finishes.
+      metrics?.jobQueued(job.trigger, tenantClass(job.client_id, job.tenant_limits, deps.perTenantMetrics));
+      return accepted;
+    }
+    const started: Promise<unknown> = starts
+      .run(fair ? fairnessKeyFor(job.client_id) : '', () => start(job))
+      .finally(() => backgroundStarts.delete(started));
+    backgroundStarts.add(started);
+    if (starts.size > MAX_BACKGROUND_STARTS) await started;
+    return accepted;
+  }
+
+  /** Refuses (503) while Temporal could not start a job: a 202 promises the job will run. */
+  function assertReady(ready: Readiness): void {
+    if (!ready.ok) throw new UnavailableError(`jobs cannot start now: ${ready.reason}`);
+  }
+
+  /**
+   * The job row with its tenant's token and running-job slot decision, in the caller's transaction: a 429 or a
+   * rollback leaves none of them. Temporal's readiness is asked before the transaction (no Temporal call holds its locks).
+   */
+  async function stageIn(trx: Db, job: StagedJob, ctx?: JobRequestContext): Promise<{ row: repo.JobView; admission?: LimitDecision }> {
+    const idem = ctx?.idempotencyKey
+      ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
+      : {};
+    const clientId = job.client_id ?? null;
+    const admitted = await deps.admission?.job(trx, clientId);
+    const queued_reason = admitted && deps.slots ? await deps.slots.holdReason(trx, clientId, admitted.limits) : null;
+    const priority = job.priority ?? DEFAULT_PRIORITY[job.trigger];
+    // A scheduled job's id is derived from its fire (src/domain/schedule-fires.ts); every other job's is new.
+    const { row, created } = await repo.insertJob(trx, { ...job, ...idem, priority, queued_reason, job_id: job.job_id ?? uuidv7() });
+    if (!created) throw new IdempotentReplay(row);
+    return { row, admission: admitted?.decision };
+  }
+
   return {
     /**
-     * Runs a job-starting operation once per Idempotency-Key: a repeat returns the first job and changes
-     * nothing (the repeat's own transaction rolls back); the same key with another request is a 422.
+     * Whether Temporal can start jobs now (the gateway's cached answer): asked before a transaction that may stage a
+     * job, so that no Temporal call runs while the transaction holds its locks, and handed to `stage`.
      */
-    async once<T extends JobAccepted>(ctx: JobRequestContext, start: () => Promise<T>): Promise<T | JobAccepted> {
+    readiness: (): Promise<Readiness> => gateway.readiness(),
+
+    /**
+     * The one start of a job-starting request: once per Idempotency-Key (a repeat answers the first job and changes
+     * nothing, its transaction rolled back; the same key with another request is a 422), Temporal's readiness before
+     * the transaction, then `write` stages the job in one transaction with whatever the request changes beside it,
+     * the commit, and the workflow's start after it (`launch`). Answers the job and the tenant bucket's decision.
+     */
+    async start(ctx: JobRequestContext, write: (trx: Knex.Transaction, stage: StageJob) => Promise<repo.JobView>): Promise<JobStarted> {
       if (ctx.idempotencyKey) {
         const existing = await repo.findByIdempotencyKey(knex, owner(ctx), ctx.idempotencyKey);
-        if (existing) return replay(existing, ctx);
+        if (existing) return { accepted: replay(existing, ctx) };
       }
+      assertReady(await gateway.readiness());
+      let admission: LimitDecision | undefined;
       try {
-        return await start();
+        const job = await inTransaction(knex, (trx) => {
+          admission = undefined; // a deadlock victim's attempt is re-run from here
+          return write(trx, async (staged) => {
+            const { row, admission: decision } = await stageIn(trx, staged, ctx);
+            admission = decision;
+            return row;
+          });
+        });
+        return { accepted: await launch(job), admission };
       } catch (err) {
-        if (err instanceof IdempotentReplay) return replay(err.job, ctx);
+        if (err instanceof IdempotentReplay) return { accepted: replay(err.job, ctx) };
         throw err;
       }
     },
 
     /**
-     * Stages a job row inside the caller's transaction; launch it after commit. Refuses (503, so the caller's
-     * transaction rolls back) while Temporal could not start the job: a 202 promises the job will run.
+     * Stages a job row inside the caller's transaction (a job no request asked for: a service update's re-run, a
+     * schedule's fire); launch it after commit. `ready` is `readiness()`, asked before the transaction: a 503 when it
+     * is not ok rolls the caller's transaction back.
      */
-    async stage(db: Db, job: Omit<repo.NewJob, 'job_id'> & { job_id?: string }, ctx?: JobRequestContext): Promise<repo.JobView> {
-      const ready = await gateway.readiness();
-      if (!ready.ok) throw new UnavailableError(`jobs cannot start now: ${ready.reason}`);
-      const idem = ctx?.idempotencyKey
-        ? { idempotency_key: ctx.idempotencyKey, idempotency_owner: owner(ctx), idempotency_fingerprint: ctx.fingerprint ?? null }
-        : {};
-      // The token, the cap's count and the row in one transaction: a 429 or a rollback leaves none of them.
-      const write = async (trx: Db) => {
-        const clientId = job.client_id ?? null;
-        const admitted = await deps.admission?.job(trx, clientId);
-        const queued_reason = admitted && deps.slots ? await deps.slots.holdReason(trx, clientId, admitted.limits) : null;
-        const priority = job.priority ?? DEFAULT_PRIORITY[job.trigger];
-        // A scheduled job's id is derived from its fire (src/domain/schedules/schedule-fires.ts); every other job's is new.
-        const { row, created } = await repo.insertJob(trx, { ...job, ...idem, priority, queued_reason, job_id: job.job_id ?? uuidv7() });
-        if (!created) throw new IdempotentReplay(row);
-        if (admitted?.decision) ctx?.admitted?.(admitted.decision);
-        return row;
-      };
-      return (db as Knex.Transaction).isTransaction ? write(db) : inTransaction(knex, write);
+    async stage(trx: Knex.Transaction, job: StagedJob, ready: Readiness): Promise<repo.JobView> {
+      assertReady(ready);
+      return (await stageIn(trx, job)).row;
     },
 
-    /**
-     * Starts the workflow of a committed job after the answer (docs/decisions.md, "Job starts"): the row is committed,
-     * so the 202 stands whatever the start does. A transient failure leaves the row `pending` and the worker's
-     * reconciler starts it later; a start Temporal refuses for good marks the job failed, visibly, with the reason.
-     * With MAX_BACKGROUND_STARTS starts under way, the caller waits for its own (back-pressure on a slow Temporal).
-     */
-    async launch(job: repo.JobView): Promise<JobAccepted> {
-      const accepted = { job_id: job.job_id, job_url: gateway.uiUrl(job.job_id) };
-      if (job.queued_reason) {
-        // Held for a slot: the worker's releaser starts it when one of the tenant's jobs finishes.
-        metrics?.jobQueued(job.trigger, tenantClass(job.client_id, job.tenant_limits, deps.perTenantMetrics));
-        return accepted;
-      }
-      const started: Promise<unknown> = starts
-        .run(fair ? fairnessKeyFor(job.client_id) : '', () => start(job))
-        .finally(() => backgroundStarts.delete(started));
-      backgroundStarts.add(started);
-      if (starts.size > MAX_BACKGROUND_STARTS) await started;
-      return accepted;
-    },
+    launch,
 
     /** Waits for the starts still under way (shutdown: a start cut off here is left to the reconciler). */
     async settle(): Promise<void> {

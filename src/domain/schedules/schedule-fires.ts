@@ -11,6 +11,7 @@ import { runRefusal, TRAINABLE_STATUSES } from '../common';
 import { requireModel, requireVersion } from '../common';
 import { recordCancellation } from '../jobs';
 import type { JobsService } from '../jobs';
+import type { Readiness } from '../ports';
 import type { createServicesService } from '../services';
 import { webhookEvents } from '../webhooks';
 import { scheduleEvents } from './schedule-events';
@@ -43,13 +44,13 @@ export function createScheduleFires(deps: {
   knex: Knex;
   jobs: JobsService;
   services: Pick<ReturnType<typeof createServicesService>, 'stageRescore'>;
-  /** Starts the workflows of committed job rows (a refused start marks the job failed; src/domain/jobs/run/job-runs.ts). */
+  /** Starts the workflows of committed job rows (a refused start marks the job failed; src/domain/job-runs.ts). */
   launch: (jobIds: string[]) => Promise<void>;
   log: Logger;
 }) {
   const { knex, jobs } = deps;
 
-  async function stage(trx: Knex.Transaction, schedule: schedules.ScheduleView, nominalTime: Date, jobId: string) {
+  async function stage(trx: Knex.Transaction, schedule: schedules.ScheduleView, nominalTime: Date, jobId: string, ready: Readiness) {
     const job = {
       job_id: jobId,
       trigger: 'schedule' as const,
@@ -62,6 +63,7 @@ export function createScheduleFires(deps: {
         trx,
         { clientId: schedule.client_id!, domainId: schedule.domain_id!, serviceId: schedule.service_id! },
         job,
+        ready,
       );
     }
     const modelId = schedule.model_id!;
@@ -82,13 +84,17 @@ export function createScheduleFires(deps: {
       const refusal = runRefusal(version, row.status, 'direct');
       if (refusal) throw new UnprocessableError(refusal);
     }
-    return jobs.stage(trx, {
-      ...job,
-      model_id: modelId,
-      model_version: version,
-      job_type: schedule.action,
-      input,
-    });
+    return jobs.stage(
+      trx,
+      {
+        ...job,
+        model_id: modelId,
+        model_version: version,
+        job_type: schedule.action,
+        input,
+      },
+      ready,
+    );
   }
 
   /** A fire decided earlier (a retried activity, a repeated backfill): its job is started again if it is still pending. */
@@ -106,6 +112,8 @@ export function createScheduleFires(deps: {
       if (decided) return replay(decided);
       const jobId = scheduledJobId(scheduleId, nominalTime);
       let refusal: ServiceError | undefined;
+      // Asked before the transaction: no Temporal call while it holds its locks.
+      const ready = await jobs.readiness();
       try {
         const outcome = await inTransaction(knex, async (trx): Promise<FireOutcome | schedules.ScheduleRunRow> => {
           const schedule = await schedules.findSchedule(trx, scheduleId);
@@ -114,7 +122,7 @@ export function createScheduleFires(deps: {
           if (!(await schedules.insertRun(trx, { ...run, outcome: 'started', job_id: jobId, reason: null }))) {
             return (await schedules.findRun(trx, scheduleId, nominalTime))!;
           }
-          await stage(trx, schedule, nominalTime, jobId);
+          await stage(trx, schedule, nominalTime, jobId, ready);
           return { outcome: 'started', jobId };
         });
         if ('nominal_time' in outcome) return replay(outcome);
@@ -162,9 +170,10 @@ export function createScheduleFires(deps: {
      * that is rolled back, so nothing is written and no workflow starts.
      */
     async preview(schedule: schedules.ScheduleView, nominalTime: Date): Promise<{ job: jobsRepo.JobView } | { reason: string }> {
+      const ready = await jobs.readiness();
       try {
         const job = await inChangeTransaction(knex, { dryRun: true }, (trx) =>
-          stage(trx, schedule, nominalTime, scheduledJobId(schedule.schedule_id, nominalTime)),
+          stage(trx, schedule, nominalTime, scheduledJobId(schedule.schedule_id, nominalTime), ready),
         );
         return { job };
       } catch (err) {

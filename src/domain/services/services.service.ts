@@ -8,7 +8,8 @@ import { DEFAULT_ASSIGNMENT_KEY } from '../assignments';
 import type { FeatureRules, FeatureValues } from '../common';
 import { formatFeatureProblems } from '../common';
 import { canMoveService, SERVICE_TRANSITIONS } from './service-status';
-import type { JobsService, JobRequestContext } from '../jobs';
+import type { JobsService, JobRequestContext, StageJob } from '../jobs';
+import type { Readiness } from '../ports';
 import { mapPage, type PageRequest } from '../../paging';
 import type { DomainRow } from '../../db/domains.repository';
 import { ConflictError, UnprocessableError } from '../../errors';
@@ -69,7 +70,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
   type InitBody = Schemas['InitServiceRequest'];
 
   /** Writes the service and its inference job in the caller's transaction. */
-  async function stageInit(trx: Knex.Transaction, domain: DomainRow, body: InitBody, ctx: JobRequestContext) {
+  async function stageInit(trx: Knex.Transaction, stage: StageJob, domain: DomainRow, body: InitBody) {
     const { assignment, version } = governingVersion(domain, await lockDefault(trx, domain));
     const resolved = resolveOrThrow(version.features, body.static_features, `${version.model_id}@${version.version}`);
     const { row } = await repo.upsertService(trx, domain.domain_uuid, body.service_id, {
@@ -79,22 +80,18 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       resolved_features: resolved,
     });
     const target = await runTarget(trx, domain, assignment, row);
-    return jobs.stage(
-      trx,
-      {
-        model_id: target.assignment.model_id,
-        model_version: target.assignment.model_version,
-        job_type: 'inference',
-        trigger: 'service_init',
-        assignment_id: target.assignment.assignment_id,
-        client_id: domain.client_id,
-        domain_uuid: domain.domain_uuid,
-        service_uuid: row.service_uuid,
-        input: target.input,
-        priority: body.priority,
-      },
-      ctx,
-    );
+    return stage({
+      model_id: target.assignment.model_id,
+      model_version: target.assignment.model_version,
+      job_type: 'inference',
+      trigger: 'service_init',
+      assignment_id: target.assignment.assignment_id,
+      client_id: domain.client_id,
+      domain_uuid: domain.domain_uuid,
+      service_uuid: row.service_uuid,
+      input: target.input,
+      priority: body.priority,
+    });
   }
 
   return {
@@ -104,10 +101,8 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
      */
     async init(clientId: string, domainId: string, body: InitBody, ctx: JobRequestContext) {
       const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
-      return jobs.once(ctx, async () => {
-        const job = await inTransaction(knex, (trx) => stageInit(trx, domain, body, ctx));
-        return { service_id: body.service_id, ...(await jobs.launch(job)) };
-      });
+      const started = await jobs.start(ctx, (trx, stage) => stageInit(trx, stage, domain, body));
+      return { ...started, accepted: { service_id: body.service_id, ...started.accepted } };
     },
 
     async get(clientId: string, domainId: string, serviceId: string) {
@@ -137,6 +132,8 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       const client = await requireClient(knex, clientId);
       const domain = await requireDomain(knex, clientId, domainId);
       const preview = emptyPreview();
+      // Asked before the transaction (no Temporal call while it holds the domain's lock); refused only if a job is staged.
+      const ready = await jobs.readiness();
       // On a dry run the job is staged and rolled back with the rest: it is never launched.
       const { service, staged } = await inChangeTransaction(knex, change, async (trx) => {
         const locked = await lockDefault(trx, domain);
@@ -159,17 +156,21 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
         });
         const target = rerun ? await runTarget(trx, domain, assignment, updated) : undefined;
         const staged = target
-          ? await jobs.stage(trx, {
-              model_id: target.assignment.model_id,
-              model_version: target.assignment.model_version,
-              job_type: 'inference',
-              trigger: 'service_update',
-              assignment_id: target.assignment.assignment_id,
-              client_id: clientId,
-              domain_uuid: domain.domain_uuid,
-              service_uuid: updated.service_uuid,
-              input: target.input,
-            })
+          ? await jobs.stage(
+              trx,
+              {
+                model_id: target.assignment.model_id,
+                model_version: target.assignment.model_version,
+                job_type: 'inference',
+                trigger: 'service_update',
+                assignment_id: target.assignment.assignment_id,
+                client_id: clientId,
+                domain_uuid: domain.domain_uuid,
+                service_uuid: updated.service_uuid,
+                input: target.input,
+              },
+              ready,
+            )
           : undefined;
         return { service: updated, staged };
       });
@@ -180,7 +181,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
 
     /**
      * Stages inference of the service with its current features in the caller's transaction: a schedule's fire
-     * (src/domain/schedules/schedule-fires.ts). The rules of a re-scoring update: an active tenant, a service that is not
+     * (src/domain/schedule-fires.ts). The rules of a re-scoring update: an active tenant, a service that is not
      * `not_found` and has not departed, the domain's default assignment to an active version whose freeze the
      * features satisfy. The service moves to `in_progress`; a broken rule throws its 404/422 error.
      */
@@ -188,6 +189,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       trx: Knex.Transaction,
       target: { clientId: string; domainId: string; serviceId: string },
       job: { job_id: string; trigger: 'schedule'; schedule_id: string; scheduled_at: Date; metadata: Record<string, unknown> },
+      ready: Readiness,
     ) {
       const domain = await requireDomainOfActiveClient(trx, target.clientId, target.domainId);
       const locked = await lockDefault(trx, domain);
@@ -203,17 +205,21 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
       const resolved = resolveOrThrow(version.features, current.provided_features, `${version.model_id}@${version.version}`);
       const updated = await repo.updateService(trx, current.service_uuid, { resolved_features: resolved, status: 'in_progress' });
       const run = await runTarget(trx, domain, assignment, updated);
-      return jobs.stage(trx, {
-        ...job,
-        model_id: run.assignment.model_id,
-        model_version: run.assignment.model_version,
-        job_type: 'inference',
-        assignment_id: run.assignment.assignment_id,
-        client_id: target.clientId,
-        domain_uuid: domain.domain_uuid,
-        service_uuid: updated.service_uuid,
-        input: run.input,
-      });
+      return jobs.stage(
+        trx,
+        {
+          ...job,
+          model_id: run.assignment.model_id,
+          model_version: run.assignment.model_version,
+          job_type: 'inference',
+          assignment_id: run.assignment.assignment_id,
+          client_id: target.clientId,
+          domain_uuid: domain.domain_uuid,
+          service_uuid: updated.service_uuid,
+          input: run.input,
+        },
+        ready,
+      );
     },
 
     async setStatus(clientId: string, domainId: string, serviceId: string, status: repo.ServiceStatus) {

@@ -35,9 +35,14 @@ function bounded(data: Record<string, unknown>): Record<string, unknown> {
 }
 
 export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
-  const event_id = uuidv7();
-  await db('webhook_events').insert({
-    event_id,
+  return (await recordEvents(db, [event]))[0];
+}
+
+/** Several events in one statement, in the order given (their ids, uuidv7, follow it); answers their ids. */
+export async function recordEvents(db: Db, events: NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({
+    event_id: uuidv7(),
     type: event.type,
     client_id: event.client_id,
     domain_id: event.domain_id ?? null,
@@ -45,8 +50,9 @@ export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
     ordering_key: event.ordering_key,
     data: JSON.stringify(bounded(event.data)),
     target_webhook_id: event.target_webhook_id ?? null,
-  });
-  return event_id;
+  }));
+  await db('webhook_events').insert(rows);
+  return rows.map((r) => r.event_id);
 }
 
 async function domainOf(db: Db, domainUuid: string): Promise<{ client_id: string; domain_id: string }> {
@@ -71,22 +77,44 @@ async function recordAssignmentEvent(
   });
 }
 
+/** job.succeeded / failed / timed_out / cancelled of a final job (none for another status): the job as GET /v2/jobs/{job_id} shows it. */
+export function jobFinishedEvent(job: jobs.JobView): NewEvent | undefined {
+  const type = jobEventType(job.status);
+  if (!type) return undefined;
+  return {
+    type,
+    client_id: job.client_id,
+    domain_id: job.domain_id,
+    model_id: job.model_id,
+    ordering_key: `job:${job.job_id}`,
+    // temporal_url depends on the sender's TEMPORAL_UI_URL; it is filled in when the body is rendered.
+    data: toJob(job, { workflowId: workflowIdFor, uiUrl: () => null }),
+  };
+}
+
+/** service.available / service.failed of the updated row (none for another status). `modelId`: the model whose job moved it. */
+export function serviceStatusEvent(
+  service: services.ServiceRow,
+  domain: { client_id: string; domain_id: string },
+  modelId?: string,
+): NewEvent | undefined {
+  if (service.status !== 'available' && service.status !== 'failed') return undefined;
+  return {
+    type: `service.${service.status}`,
+    client_id: domain.client_id,
+    domain_id: domain.domain_id,
+    model_id: modelId ?? null,
+    ordering_key: `service:${service.service_uuid}`,
+    data: { client_id: domain.client_id, ...toService(service, domain.domain_id) },
+  };
+}
+
 export const webhookEvents = {
   /** job.succeeded / failed / timed_out: the job as GET /v2/jobs/{job_id} shows it. */
   async jobFinished(db: Db, jobOrId: string | jobs.JobView): Promise<void> {
     const job = typeof jobOrId === 'string' ? await jobs.findJob(db, jobOrId) : jobOrId;
-    const jobId = job?.job_id;
-    const type = job && jobEventType(job.status);
-    if (!job || !type) return;
-    await recordEvent(db, {
-      type,
-      client_id: job.client_id,
-      domain_id: job.domain_id,
-      model_id: job.model_id,
-      ordering_key: `job:${jobId}`,
-      // temporal_url depends on the sender's TEMPORAL_UI_URL; it is filled in when the body is rendered.
-      data: toJob(job, { workflowId: workflowIdFor, uiUrl: () => null }),
-    });
+    const event = job && jobFinishedEvent(job);
+    if (event) await recordEvent(db, event);
   },
 
   /** service.available / service.failed; other statuses announce nothing. `modelId`: the model whose job moved it. */
@@ -103,16 +131,8 @@ export const webhookEvents = {
     domain: { client_id: string; domain_id: string },
     modelId?: string,
   ): Promise<void> {
-    const serviceUuid = service.service_uuid;
-    if (service.status !== 'available' && service.status !== 'failed') return;
-    await recordEvent(db, {
-      type: `service.${service.status}`,
-      client_id: domain.client_id,
-      domain_id: domain.domain_id,
-      model_id: modelId ?? null,
-      ordering_key: `service:${serviceUuid}`,
-      data: { client_id: domain.client_id, ...toService(service, domain.domain_id) },
-    });
+    const event = serviceStatusEvent(service, domain, modelId);
+    if (event) await recordEvent(db, event);
   },
 
   /** assignment.changed: the new revision (an upsert archives the previous one in the same transaction). */

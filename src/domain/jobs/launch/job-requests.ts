@@ -1,4 +1,3 @@
-import { inTransaction } from '../../../db/transaction';
 import type { Knex } from 'knex';
 import * as models from '../../../db/models.repository';
 import * as assignmentsRepo from '../../../db/assignments.repository';
@@ -73,26 +72,21 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
     const model = await requireModel(knex, assignment.model_id);
     const input = body.input ?? {};
     jobs.assertInputFits(model.handler_contracts, 'inference', input);
-    return jobs.once(ctx, async () => {
-      const job = await jobs.stage(
-        knex,
-        {
-          model_id: assignment.model_id,
-          model_version: assignment.model_version,
-          job_type: 'inference',
-          trigger: 'assignment',
-          assignment_id: assignment.assignment_id,
-          client_id: where.clientId,
-          domain_uuid: where.domainUuid,
-          service_uuid: where.serviceUuid ?? null,
-          input,
-          metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
-          priority: body.priority,
-        },
-        ctx,
-      );
-      return jobs.launch(job);
-    });
+    return jobs.start(ctx, (_trx, stage) =>
+      stage({
+        model_id: assignment.model_id,
+        model_version: assignment.model_version,
+        job_type: 'inference',
+        trigger: 'assignment',
+        assignment_id: assignment.assignment_id,
+        client_id: where.clientId,
+        domain_uuid: where.domainUuid,
+        service_uuid: where.serviceUuid ?? null,
+        input,
+        metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
+        priority: body.priority,
+      }),
+    );
   }
 
   /** The first scope's active assignment under the key; 422 when only archived revisions exist, 404 when none. */
@@ -122,34 +116,31 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const model = await requireModel(knex, original.model_id);
       const job = rerunOf(original);
       jobs.assertInputFits(model.handler_contracts, original.job_type, job.input);
-      return jobs.once(ctx, async () => {
-        const staged = await inTransaction(knex, async (trx) => {
-          if (original.job_type === 'training') {
-            const current = await models.lockVersion(trx, original.model_id, original.model_version);
-            if (!current) await requireVersion(trx, original.model_id, original.model_version);
-            if (!TRAINABLE_STATUSES.includes(current!.status)) {
-              throw new ConflictError(
-                `version ${original.model_version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`,
-              );
-            }
-            await models.setVersionStatus(trx, original.model_id, original.model_version, 'training');
-            await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version);
-          } else {
-            const version = await requireVersion(trx, original.model_id, original.model_version);
-            const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
-            if (refusal) throw new UnprocessableError(refusal);
-            if (original.service_uuid) {
-              await lockServiceByUuid(trx, original.service_uuid);
-              const service = await findServiceByUuid(trx, original.service_uuid);
-              if (!service || service.status === 'not_found') {
-                throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
-              }
-              if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
-            }
+      return jobs.start(ctx, async (trx, stage) => {
+        if (original.job_type === 'training') {
+          const current = await models.lockVersion(trx, original.model_id, original.model_version);
+          if (!current) await requireVersion(trx, original.model_id, original.model_version);
+          if (!TRAINABLE_STATUSES.includes(current!.status)) {
+            throw new ConflictError(
+              `version ${original.model_version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`,
+            );
           }
-          return jobs.stage(trx, job, ctx);
-        });
-        return jobs.launch(staged);
+          await models.setVersionStatus(trx, original.model_id, original.model_version, 'training');
+          await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version);
+        } else {
+          const version = await requireVersion(trx, original.model_id, original.model_version);
+          const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
+          if (refusal) throw new UnprocessableError(refusal);
+          if (original.service_uuid) {
+            await lockServiceByUuid(trx, original.service_uuid);
+            const service = await findServiceByUuid(trx, original.service_uuid);
+            if (!service || service.status === 'not_found') {
+              throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
+            }
+            if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
+          }
+        }
+        return stage(job);
       });
     },
 
@@ -158,30 +149,23 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const model = await requireModel(knex, modelId);
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'training', input);
-      return jobs.once(ctx, async () => {
-        const job = await inTransaction(knex, async (trx) => {
-          const current = await models.lockVersion(trx, modelId, version);
-          if (!current) await requireVersion(trx, modelId, version);
-          if (!TRAINABLE_STATUSES.includes(current!.status)) {
-            throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
-          }
-          await models.setVersionStatus(trx, modelId, version, 'training');
-          await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
-          return jobs.stage(
-            trx,
-            {
-              model_id: modelId,
-              model_version: version,
-              job_type: 'training',
-              trigger: 'direct',
-              input,
-              metadata: body.metadata,
-              priority: body.priority,
-            },
-            ctx,
-          );
+      return jobs.start(ctx, async (trx, stage) => {
+        const current = await models.lockVersion(trx, modelId, version);
+        if (!current) await requireVersion(trx, modelId, version);
+        if (!TRAINABLE_STATUSES.includes(current!.status)) {
+          throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
+        }
+        await models.setVersionStatus(trx, modelId, version, 'training');
+        await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
+        return stage({
+          model_id: modelId,
+          model_version: version,
+          job_type: 'training',
+          trigger: 'direct',
+          input,
+          metadata: body.metadata,
+          priority: body.priority,
         });
-        return jobs.launch(job);
       });
     },
 
@@ -200,26 +184,19 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       };
       // Refused before the Idempotency-Key is looked at, as before any start; checked again under the lock.
       refuse(await requireVersion(knex, modelId, version));
-      return jobs.once(ctx, async () => {
-        const job = await inTransaction(knex, async (trx) => {
-          await models.shareModel(trx, modelId);
-          const row = await models.findVersionForShare(trx, modelId, version);
-          refuse(row ?? (await requireVersion(trx, modelId, version)));
-          return jobs.stage(
-            trx,
-            {
-              model_id: modelId,
-              model_version: version,
-              job_type: 'inference',
-              trigger: 'direct',
-              input,
-              metadata: body.metadata,
-              priority: body.priority,
-            },
-            ctx,
-          );
+      return jobs.start(ctx, async (trx, stage) => {
+        await models.shareModel(trx, modelId);
+        const row = await models.findVersionForShare(trx, modelId, version);
+        refuse(row ?? (await requireVersion(trx, modelId, version)));
+        return stage({
+          model_id: modelId,
+          model_version: version,
+          job_type: 'inference',
+          trigger: 'direct',
+          input,
+          metadata: body.metadata,
+          priority: body.priority,
         });
-        return jobs.launch(job);
       });
     },
 

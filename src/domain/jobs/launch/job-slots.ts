@@ -39,6 +39,9 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
 
   /** Starts up to `most` of the tenant's held jobs, as many as its cap and share leave room for; answers how many. */
   async function release(clientId: string, most = 1000): Promise<number> {
+    // Every finished job of a tenant asks for a release; most tenants hold nothing, and then the release is one
+    // read, without a transaction or the tenant's lock.
+    if (!(await repo.hasHeldJobs(knex, clientId))) return 0;
     const released = await inTransaction(knex, async (trx) => {
       const limits = await limitsOf(trx, clientId);
       await repo.lockTenantSlots(trx, clientId);

@@ -8,9 +8,11 @@ import type { UserSchemaCompiler } from '../../common';
 import { markUnconfirmed } from '../../../db/unconfirmed-outcomes.repository';
 import type { CompletionReport, ReportVia } from '../../../../workflows/definitions';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import { webhookEvents } from '../../webhooks';
+import { jobFinishedEvent, recordEvents, serviceStatusEvent, webhookEvents, type NewEvent } from '../../webhooks';
 import { planCascades } from './cascades';
-import { planShadows } from '../../assignments';
+import { planShadows, revisesJob } from '../../assignments';
+import { findAssignment } from '../../../db/rollouts.repository';
+import type { AssignmentRow } from '../../../db/assignments.repository';
 import { shadowJobIds } from '../../../db/rollouts.repository';
 import { subscriptionStore } from '../../../db/subscriptions.repository';
 import { storableReport } from './storable-outcomes';
@@ -111,20 +113,42 @@ export interface FinishedJob {
  * A report that came by the completion update is marked unconfirmed until Temporal answers that update.
  */
 export async function commitOutcome(
-  deps: { knex: Knex; schemas: UserSchemaCompiler; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics },
+  deps: OutcomeDeps,
   jobId: string,
   report: CompletionReport | null,
   via: ReportVia = 'dispatch',
 ): Promise<FinishedJob> {
+  return (await commitOutcomeOf(deps, jobId, report, via)).finished;
+}
+
+type OutcomeDeps = { knex: Knex; schemas: UserSchemaCompiler; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics };
+
+/** `commitOutcome` with what it read on the way: the job as it was, and its assignment revision (the guardrail's input). */
+export interface CommittedOutcome {
+  finished: FinishedJob;
+  job: jobs.JobView;
+  /** The job's assignment revision, read once for its shadows and the canary guardrail; none when `revisesJob` says no. */
+  revision?: AssignmentRow;
+}
+
+export async function commitOutcomeOf(
+  deps: OutcomeDeps,
+  jobId: string,
+  report: CompletionReport | null,
+  via: ReportVia = 'dispatch',
+): Promise<CommittedOutcome> {
   // The last boundary before Postgres: an outcome it cannot hold fails the job, naming why, instead of the step.
   report = report && storableReport(report);
   let count: (() => void) | undefined;
-  const finished = await inTransaction(deps.knex, async (trx): Promise<FinishedJob> => {
+  const committed = await inTransaction(deps.knex, async (trx): Promise<CommittedOutcome> => {
     count = undefined; // a deadlock victim's attempt is re-run from here
-    const job = await jobs.findJob(trx, jobId);
-    if (!job) throw new Error(`job ${jobId} does not exist`);
+    // The model's contracts with the job: the output check needs no statement of its own.
+    const found = await jobs.findJobWithContracts(trx, jobId);
+    if (!found) throw new Error(`job ${jobId} does not exist`);
+    const { handler_contracts: contracts, ...job } = found;
     const { status, output, error, base } = outcomeOf(job, report);
     await lockDependents(trx, job);
+    const revision = revisesJob(job) ? await findAssignment(trx, job.assignment_id!) : undefined;
 
     // A shadow fires no subscription: it changes nothing but its own row (docs/progressive-delivery.md).
     const trigger = job.trigger === 'shadow' ? null : triggerFor(job.job_type, status);
@@ -137,11 +161,12 @@ export async function commitOutcome(
       const current = (await jobs.findJob(trx, jobId))!;
       const recorded = recordedAnswer(current);
       const cascades = recorded.triggered_events.flatMap((e) => (e.job_id ? [e.job_id] : []));
-      return { status: current.status, result: recorded, launch: [...cascades, ...(await shadowJobIds(trx, jobId))] };
+      const launch = [...cascades, ...(await shadowJobIds(trx, jobId))];
+      return { finished: { status: current.status, result: recorded, launch }, job, revision };
     }
 
-    await settleFinished(trx, deps, { ...job, ...changed }, report);
-    const shadows = await planShadows(trx, job);
+    await settleFinished(trx, deps, { ...job, ...changed }, report, contracts);
+    const shadows = await planShadows(trx, job, revision);
     await jobs.insertCascadeJobs(trx, [...plan.jobs, ...shadows]);
     // The update that brought this report lives in the server's memory until this workflow task is persisted; a
     // server lost meanwhile loses it while this commit stands, so the reconciler delivers it again unless confirmed.
@@ -150,11 +175,11 @@ export async function commitOutcome(
       deps.metrics?.jobFinished(job.job_type, status, Math.max(0, (Date.now() - job.created_at.getTime()) / 1000));
       deps.metrics?.cascadeFinished(plan.jobs.length, plan.triggered.length - plan.jobs.length);
     };
-    return { status, result, launch: [...plan.jobs, ...shadows].map((j) => j.job_id) };
+    return { finished: { status, result, launch: [...plan.jobs, ...shadows].map((j) => j.job_id) }, job, revision };
   });
   // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
   count?.();
-  return finished;
+  return committed;
 }
 
 /** The completion's answer as the job's record holds it (built from its status where none was stored). */
@@ -189,18 +214,24 @@ function outcomeOf(job: jobs.JobView, report: CompletionReport | null) {
   return { status, output, error, base };
 }
 
-/** What follows a job's move to its final state, in its transaction: the `job.finished` event, the output check, the service or version. */
+/**
+ * What follows a job's move to its final state, in its transaction: the `job.finished` event, the output check, the
+ * service or version, and the service's event; the events in one statement. `contracts`: the model's handler
+ * contracts when the caller read them with the job (undefined: read here, for a success).
+ */
 async function settleFinished(
   trx: Knex.Transaction,
   deps: { schemas: UserSchemaCompiler; log: Logger },
   job: jobs.JobView,
   report: CompletionReport | null,
+  contracts?: models.HandlerContracts | null,
 ): Promise<void> {
   // A shadow job announces nothing and moves no service (docs/progressive-delivery.md).
   if (job.trigger === 'shadow') return;
-  await webhookEvents.jobFinished(trx, job); // the webhook event's outbox row commits with the change
+  const events = [jobFinishedEvent(job)];
   if (job.status === 'success') {
-    const outputSchema = (await models.findHandlerContracts(trx, job.model_id))?.[job.job_type]?.output_schema;
+    const outputSchema = (contracts === undefined ? await models.findHandlerContracts(trx, job.model_id) : contracts)?.[job.job_type]
+      ?.output_schema;
     const problem = outputSchema === undefined ? undefined : outputCheck(deps.schemas, outputSchema, report?.output ?? {});
     if (problem)
       deps.log.warn(
@@ -208,7 +239,7 @@ async function settleFinished(
         'job output does not match the output_schema of its handler contract',
       );
   }
-  await settleDependents(trx, job, job.status === 'success', deps.log);
+  await settleDependents(trx, job, job.status === 'success', deps.log, events);
 }
 
 /**
@@ -236,7 +267,7 @@ export async function recordCancellation(knex: Knex, jobId: string, by: string, 
     await lockDependents(trx, job);
     if (!(await jobs.cancelJob(trx, jobId, by, reason))) return false;
     if (job.trigger === 'shadow') return true; // a shadow announces nothing and moves no service
-    await webhookEvents.jobFinished(trx, jobId); // the job.cancelled webhook event, with the change
+    await webhookEvents.jobFinished(trx, jobId); // job.cancelled
     await settleDependents(trx, job, false);
     return true;
   });
@@ -255,12 +286,24 @@ async function lockDependents(trx: Knex.Transaction, job: jobs.JobView): Promise
  * Moves what waited for a finished job: its service (an inference of a service, unless a newer inference job of the
  * service exists: its outcome governs) becomes available or failed; its version (a training) active or failed.
  * A cascade job carries its source's service for lineage only: the service's own job already moved it (one event).
+ * `before`: the caller's events, recorded ahead of the dependents' own, in one statement with the service's.
  */
-async function settleDependents(trx: Knex.Transaction, job: jobs.JobView, succeeded: boolean, log?: Logger): Promise<void> {
+async function settleDependents(
+  trx: Knex.Transaction,
+  job: jobs.JobView,
+  succeeded: boolean,
+  log?: Logger,
+  before: (NewEvent | undefined)[] = [],
+): Promise<void> {
+  const events = [...before];
   if (job.job_type === 'inference' && job.service_uuid && job.trigger !== 'cascade') {
     const service = await setStatusFromJob(trx, job.service_uuid, job.job_id, succeeded ? 'available' : 'failed');
-    if (service) await webhookEvents.serviceStatusSet(trx, service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id);
+    if (service) events.push(serviceStatusEvent(service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id));
   }
+  await recordEvents(
+    trx,
+    events.filter((e) => e !== undefined),
+  );
   if (job.job_type === 'training') {
     const version = await models.findVersion(trx, job.model_id, job.model_version);
     if (version?.status === 'training') {

@@ -8,7 +8,7 @@ import type { JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
 import type { UserSchemaCompiler } from '../../common';
 import {
-  commitOutcome,
+  commitOutcomeOf,
   outputCheck,
   recordCancellation,
   recordedAnswer,
@@ -143,10 +143,12 @@ export function createJobRuns(deps: {
 
     /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `commitOutcome`). */
     async finish(jobId: string, report: CompletionReport | null, via?: ReportVia): Promise<FinishedJob> {
-      const finished = await commitOutcome(deps, jobId, report, via);
+      const { finished, job, revision } = await commitOutcomeOf(deps, jobId, report, via);
       // After the commit: a canary job's outcome may trip its canary's guardrail (docs/progressive-delivery.md). A
       // failure here is logged, not thrown: the outcome stands, and the next canary job's outcome judges again.
-      await enforceGuardrail(knex, jobId).catch((err: unknown) => deps.log.error({ err, jobId }, 'the canary guardrail check failed'));
+      await enforceGuardrail(knex, job, revision).catch((err: unknown) =>
+        deps.log.error({ err, jobId }, 'the canary guardrail check failed'),
+      );
       return finished;
     },
 
