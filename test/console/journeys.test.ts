@@ -208,6 +208,31 @@ describe('operator console', () => {
     expect((await h.api('GET', `/v2/jobs/${rerun}`)).body).toMatchObject({ rerun_of: original, trigger: 'rerun' });
   });
 
+  it("shows a model's tags, a version's aliases, tags and artifact digests, and offers deprecate and archive", async () => {
+    const modelId = await activeModel(h);
+    const sha256 = 'ab'.repeat(32);
+    const artifact = { name: 'model', uri: 's3://models/m/2/model.onnx', sha256, size_bytes: 2048, format: 'onnx' };
+    const writes = [
+      await h.api('PUT', `/v2/models/${modelId}/tags/team`, { body: { value: 'fraud' } }),
+      // Artifacts are fixed once a version is active: version 2 is registered with its own.
+      await h.api('POST', `/v2/models/${modelId}/versions`, {
+        body: { version: '2', features: FEATURES, artifacts: [artifact], tags: { dataset: 'fares-2026' } },
+      }),
+      await h.api('PUT', `/v2/models/${modelId}/versions/2/new_status`, { body: { status: 'active' } }),
+      await h.api('PUT', `/v2/models/${modelId}/aliases/champion`, { body: { version: '2' } }),
+    ];
+    expect(writes.map((w) => w.status)).toEqual([200, 201, 200, 200]);
+    await signInWithDevToken(`/registry/${modelId}`);
+    const row = page.getByRole('row').filter({ hasText: 'fares-2026' });
+    await row.waitFor();
+    expect(await row.locator('.badge', { hasText: 'champion' }).count()).toBe(1);
+    expect(await row.getByTitle(`sha256:${sha256}`).textContent()).toBe(`sha256:${sha256.slice(0, 12)}…`);
+    await page.getByText('team=fraud').waitFor();
+    expect(await page.getByLabel('New status').locator('option').allTextContents()).toEqual(
+      expect.arrayContaining(['deprecated', 'archived']),
+    );
+  });
+
   it("shows a tenant user its own tenant only, and another tenant's page as a readable refusal", async () => {
     const mine = await tenantWithDomain(h);
     const theirs = await tenantWithDomain(h);

@@ -19,7 +19,8 @@ const EXAMPLE_HANDLERS = JSON.stringify(
   null,
   2,
 );
-const VERSION_STATUSES = ['pending', 'active', 'failed'] as const;
+// `training` is entered by starting a training job, not set here.
+const VERSION_STATUSES = ['pending', 'active', 'failed', 'deprecated', 'archived'] as const;
 
 /** A model with its first version (pending until activated). */
 export function CreateModel() {
