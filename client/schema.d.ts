@@ -4005,8 +4005,7 @@ export interface operations {
                      *       "database": "ok",
                      *       "temporal": "ok",
                      *       "job_starts": "ok",
-                     *       "migrations": "ok",
-                     *       "temporal_fairness": "on (5 of 8 quiet tasks among the first half of 32 polls)"
+                     *       "migrations": "ok"
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];
