@@ -56,9 +56,19 @@ async function flowOf(ctx: Context, deps: { verify: TokenVerifier; auth: AuthCon
     return 'unverified';
   }
   if (!principal) return 'unverified';
-  const tenant = TENANT_PATH.exec(ctx.path)?.[1];
-  if (tenant && !tenantAccessProblem(principal, decodeURIComponent(tenant))) return `tenant:${tenant}`;
+  const tenant = decoded(TENANT_PATH.exec(ctx.path)?.[1]);
+  if (tenant && !tenantAccessProblem(principal, tenant)) return `tenant:${tenant}`;
   return `caller:${actorOf(principal) ?? principal.subject}`;
+}
+
+/** A path segment decoded, or undefined when its escapes are not UTF-8: the route answers that request's mistake. */
+function decoded(segment: string | undefined): string | undefined {
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -31,6 +31,14 @@ describe('input refused at the edge with 400 before any query', () => {
     expect(res.body.message).toContain('subscription_id');
   });
 
+  // The fair queue reads the tenant of the path before the routes do: a segment whose escapes are not UTF-8 must
+  // reach the route's own answer, not break the queue.
+  it('answers a tenant path segment that is not UTF-8 as a client mistake', async () => {
+    const res = await h.api('GET', '/v2/clients/%ED%A0%80/domains');
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+
   it('PUT new_status of a subscription_id that is not a UUID', async () => {
     const res = await h.api('PUT', `/v2/models/${modelId}/event-subscriptions/x1/new_status`, { body: { status: 'disabled' } });
     expect(res.status).toBe(400);
