@@ -254,7 +254,8 @@ describe('schedules', () => {
       30000,
       'the schedule paused by its failed fire',
     );
-    expect(read.recent_runs[0]).toMatchObject({ outcome: 'started', job_status: 'failure' });
+    // The failed fire is among the recent runs; a fire of the next second may have started before the pause took hold.
+    expect(read.recent_runs).toEqual(expect.arrayContaining([expect.objectContaining({ outcome: 'started', job_status: 'failure' })]));
     expect(read.state.note).not.toBe('');
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
   }, 60000);
@@ -310,7 +311,8 @@ describe('schedules', () => {
       30000,
       'the schedule paused by the triggered job’s failure',
     );
-    expect(read.recent_runs[0]).toMatchObject({ outcome: 'started', job_status: 'failure' });
+    // The failed fire is among the recent runs; a fire of the next second may have started before the pause took hold.
+    expect(read.recent_runs).toEqual(expect.arrayContaining([expect.objectContaining({ outcome: 'started', job_status: 'failure' })]));
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
   }, 60000);
 
