@@ -12,7 +12,7 @@ import { startTemporalServer } from '../../src/dev/temporal/server';
 import { connectTemporalClient } from '../../src/temporal/connection';
 import { createJobGateway } from '../../src/temporal/job-gateway';
 import { createTokenVerifier } from '../../src/auth/verifier';
-import { composeApi, composeWorker } from '../../src/composition';
+import { composeApi, composeWorker, slotReleaserFor } from '../../src/composition';
 import { ServiceMetrics } from '../../src/observability/metrics';
 import { poolStats } from '../../src/db/pool-stats';
 import { startBareWorker, startBareHttp } from '../baselines';
@@ -97,7 +97,12 @@ export async function startService({ knex, config, log, temporal }: Stack, stops
   config.publicBaseUrl = base;
   const worker = await composeWorker({ ...resources, gateway, sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
   const workerRun = worker.run();
+  // The releaser of jobs held for their tenant's fair share (JOB_CAPACITY), as the worker process runs it: without it
+  // the jobs past the share would stay pending (the sweep left to its long interval; notifications release them).
+  const releaser = slotReleaserFor({ ...resources, gateway, sweepMs: 3_600_000 });
+  await releaser.ready;
   stops.push(async () => {
+    await releaser.stop();
     await worker.close();
     await workerRun;
   });
