@@ -1,4 +1,5 @@
-export { type JobRequestContext, type JobsService, type StageJob, createJobsService } from './jobs.service';
+export { type JobsService, createJobsService } from './jobs.service';
+export { type JobRequestContext, type StageJob } from './job-staging.service';
 export { type Admission, createAdmission } from './launch/admission';
 export { createJobStarts } from './launch/job-requests';
 export { type JobSlots, createJobSlots } from './launch/job-slots';
