@@ -1,7 +1,7 @@
 export { type JobsService, createJobsService } from './jobs.service';
 export { type JobRequestContext, type StageJob } from './job-staging.service';
 export { type Admission, createAdmission } from './launch/admission';
-export { createJobStarts } from './launch/job-requests';
+export { createJobStarts, moveToTraining } from './launch/job-requests';
 export { type JobSlots, createJobSlots } from './launch/job-slots';
 export { startReconciler } from './launch/reconciler';
 export { startSlotReleaser } from './launch/slot-releaser';

@@ -55,7 +55,7 @@ export function rerunOf(original: JobView) {
 }
 
 /** Moves a trainable version to `training` under its lock (409 from any other status), in the caller's transaction. */
-async function moveToTraining(trx: Knex.Transaction, modelId: string, version: string): Promise<void> {
+export async function moveToTraining(trx: Knex.Transaction, modelId: string, version: string): Promise<void> {
   const current = await models.lockVersion(trx, modelId, version);
   if (!current) await requireVersion(trx, modelId, version);
   if (!TRAINABLE_STATUSES.includes(current!.status)) {
