@@ -7,7 +7,8 @@ export { startReconciler } from './launch/reconciler';
 export { startSlotReleaser } from './launch/slot-releaser';
 export { CascadeRejected, type FireInput } from './run/cascades';
 export { type FinishedJob, type RecordedOutcome, recordCancellation } from './run/job-outcomes';
-export { JobMissing, type JobRuns, createJobRuns } from './run/job-runs';
+export { JobMissing } from './run/job-dispatch-steps';
+export { type JobRuns, createJobRuns } from './run/job-runs';
 export { REDELIVER_AFTER_SECONDS } from './run/outcome-redelivery';
 export {
   MAX_OUTPUT_BYTES,
