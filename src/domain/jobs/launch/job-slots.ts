@@ -16,13 +16,53 @@ const RELEASE_CONCURRENCY = 8;
 const RELEASE_QUANTUM = 4;
 
 /**
+ * Inside the tenant's lock: the written candidates its cap and share leave room for, in priority and then age order;
+ * the rest are held with the reason.
+ */
+async function admitTenant(
+  deps: Pick<SlotsDeps, 'metrics' | 'perTenantMetrics'>,
+  trx: Db,
+  tenant: { clientId: string; limits: TenantLimits; capacity: number },
+  candidates: repo.JobView[],
+): Promise<repo.JobView[]> {
+  const { clientId, limits, capacity } = tenant;
+  await repo.lockTenantSlots(trx, clientId);
+  // The candidates are counted among the active jobs: the others are what the cap and share leave room beside.
+  const counts = await activeJobCounts(trx, clientId);
+  const before = { ...counts, mine: counts.mine - candidates.length, total: counts.total - candidates.length };
+  const free = roomFor(clientId, limits, capacity, before).room;
+  const ordered = [...candidates].sort((a, b) => a.priority - b.priority || a.created_at.getTime() - b.created_at.getTime());
+  const held = ordered.slice(free);
+  const full = {
+    ...before,
+    mine: before.mine + Math.min(free, ordered.length),
+    total: before.total + Math.min(free, ordered.length),
+  };
+  await repo.holdJobs(
+    trx,
+    held.map((j) => j.job_id),
+    roomFor(clientId, limits, capacity, full).reason ?? 'the job starts when its tenant has room',
+  );
+  for (const job of held) deps.metrics?.jobQueued(job.trigger, tenantClass(clientId, job.tenant_limits, deps.perTenantMetrics));
+  return ordered.slice(0, free);
+}
+
+/** Tenants in turn from the one after `lastServed` (all of them, in order, when none was served yet). */
+function turnAfter(tenants: string[], lastServed: string | undefined): string[] {
+  const from = lastServed === undefined ? 0 : tenants.findIndex((t) => t > lastServed);
+  return from < 0 ? tenants : [...tenants.slice(from), ...tenants.slice(0, from)];
+}
+
+type SlotsDeps = StarterDeps & { defaults: LimitDefaults; perTenantMetrics?: boolean };
+
+/**
  * A tenant's running-job cap and its fair share of the workers (docs/fairness.md, "Concurrency caps" and "Jobs: fair
  * shares"): a job past either is written `pending` with a `queued_reason` and not started; when jobs finish, held jobs
  * start in weighted round robin across tenants, each tenant's highest priority first, then oldest. Every decision
  * about one tenant's slots takes the tenant's lock (an advisory lock held to the end of the transaction), so a start
  * and a release never both take the tenant's last free slot.
  */
-export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; perTenantMetrics?: boolean }) {
+export function createJobSlots(deps: SlotsDeps) {
   const { knex, metrics } = deps;
   const start = jobStarter(deps);
   const starts = new FairStarts(RELEASE_CONCURRENCY);
@@ -82,27 +122,7 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
           startable.push(...candidates);
           continue;
         }
-        const admitted = await inTransaction(knex, async (trx) => {
-          await repo.lockTenantSlots(trx, clientId);
-          // The candidates are counted among the active jobs: the others are what the cap and share leave room beside.
-          const counts = await activeJobCounts(trx, clientId);
-          const before = { ...counts, mine: counts.mine - candidates.length, total: counts.total - candidates.length };
-          const free = roomFor(clientId, limits, capacity, before).room;
-          const ordered = [...candidates].sort((a, b) => a.priority - b.priority || a.created_at.getTime() - b.created_at.getTime());
-          const held = ordered.slice(free);
-          const full = {
-            ...before,
-            mine: before.mine + Math.min(free, ordered.length),
-            total: before.total + Math.min(free, ordered.length),
-          };
-          await repo.holdJobs(
-            trx,
-            held.map((j) => j.job_id),
-            roomFor(clientId, limits, capacity, full).reason ?? 'the job starts when its tenant has room',
-          );
-          for (const job of held) metrics?.jobQueued(job.trigger, tenantClass(clientId, job.tenant_limits, deps.perTenantMetrics));
-          return ordered.slice(0, free);
-        });
+        const admitted = await inTransaction(knex, (trx) => admitTenant(deps, trx, { clientId, limits, capacity }, candidates));
         startable.push(...admitted);
       }
       return startable;
@@ -115,8 +135,7 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
      */
     async releaseAll(): Promise<number> {
       const tenants = (await repo.tenantsWithHeldJobs(knex)).filter((t): t is string => t !== null).sort();
-      const from = lastServed === undefined ? 0 : tenants.findIndex((t) => t > lastServed!);
-      let turn = from < 0 ? tenants : [...tenants.slice(from), ...tenants.slice(0, from)];
+      let turn = turnAfter(tenants, lastServed);
       let n = 0;
       while (turn.length > 0) {
         const next: string[] = [];
