@@ -11,6 +11,7 @@ import {
   workflowIdFor,
   WorkflowStartRefused,
   type ClosedUnfinished,
+  type CompletionDelivery,
   type JobGateway,
   type Readiness,
 } from '../domain/ports';
@@ -176,6 +177,39 @@ function closedUnfinishedQuery(taskQueue: string, closedAfter: Date): string {
   ].join(' AND ');
 }
 
+/** The report through the workflow's `completeJob` update, waiting at most `waitSeconds` for its answer. */
+async function completeVia(client: Client, jobId: string, report: CompletionReport, waitSeconds: number): Promise<CompletionDelivery> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  const handle = client.workflow.getHandle(workflowIdFor(jobId));
+  try {
+    // One round trip: the workflow accepts and answers the report in the same task (its one-step outcome).
+    const result = await client.withDeadline(deadline, () =>
+      handle.executeUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report) }),
+    );
+    return { kind: 'answered', result };
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
+      return { kind: 'conflict', message: err.cause.message };
+    }
+    if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
+    return { kind: 'unanswered', cause: err };
+  }
+}
+
+/** Jobs of this task queue whose workflow closed after `closedAfter` without recording its outcome. */
+async function closedUnfinished(client: Client, taskQueue: string, closedAfter: Date): Promise<ClosedUnfinished[]> {
+  // JobStatus is set to the final status only after the outcome step: a run that closed without it still says
+  // pending or running. Only this service's task queue: other services may share the namespace.
+  const query = closedUnfinishedQuery(taskQueue, closedAfter);
+  const found: ClosedUnfinished[] = [];
+  for await (const run of client.workflow.list({ query })) {
+    if (run.workflowId.startsWith(JOB_WORKFLOW_PREFIX)) {
+      found.push({ jobId: run.workflowId.slice(JOB_WORKFLOW_PREFIX.length), closedAs: run.status.name });
+    }
+  }
+  return found;
+}
+
 export function createJobGateway(options: {
   client: Client;
   taskQueue: string;
@@ -226,23 +260,7 @@ export function createJobGateway(options: {
         throw err;
       }
     },
-    async complete(jobId, report, waitSeconds) {
-      const deadline = Date.now() + waitSeconds * 1000;
-      const handle = client.workflow.getHandle(workflowIdFor(jobId));
-      try {
-        // One round trip: the workflow accepts and answers the report in the same task (its one-step outcome).
-        const result = await client.withDeadline(deadline, () =>
-          handle.executeUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report) }),
-        );
-        return { kind: 'answered', result };
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
-          return { kind: 'conflict', message: err.cause.message };
-        }
-        if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
-        return { kind: 'unanswered', cause: err };
-      }
-    },
+    complete: (jobId, report, waitSeconds) => completeVia(client, jobId, report, waitSeconds),
     async cancel(jobId) {
       try {
         await client.withDeadline(Date.now() + startWaitMs, () => client.workflow.getHandle(workflowIdFor(jobId)).cancel());
@@ -265,18 +283,7 @@ export function createJobGateway(options: {
       });
       return inflight;
     },
-    async closedUnfinished(closedAfter) {
-      // JobStatus is set to the final status only after the outcome step: a run that closed without it still says
-      // pending or running. Only this service's task queue: other services may share the namespace.
-      const query = closedUnfinishedQuery(taskQueue, closedAfter);
-      const found: ClosedUnfinished[] = [];
-      for await (const run of client.workflow.list({ query })) {
-        if (run.workflowId.startsWith(JOB_WORKFLOW_PREFIX)) {
-          found.push({ jobId: run.workflowId.slice(JOB_WORKFLOW_PREFIX.length), closedAs: run.status.name });
-        }
-      }
-      return found;
-    },
+    closedUnfinished: (closedAfter) => closedUnfinished(client, taskQueue, closedAfter),
     uiUrl(jobId) {
       if (!uiUrl) return null;
       return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowIdFor(jobId))}`;

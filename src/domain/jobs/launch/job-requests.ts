@@ -3,7 +3,7 @@ import * as models from '../../../db/models.repository';
 import { requireClient, assertClientActive, requireVersion, requireModel } from '../../common';
 import { runRefusal, TRAINABLE_STATUSES } from '../../common';
 import type { JobsService } from '../jobs.service';
-import type { JobRequestContext } from '../job-staging.service';
+import type { JobRequestContext, StageJob } from '../job-staging.service';
 import { ConflictError, ForbiddenError, UnprocessableError } from '../../../errors';
 import { TERMINAL_JOB_STATUSES, type JobView } from '../../../db/jobs.repository';
 import { findServiceByUuid, lockServiceByUuid, updateService } from '../../../db/services.repository';
@@ -65,6 +65,29 @@ export async function moveToTraining(trx: Knex.Transaction, modelId: string, ver
   await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
 }
 
+/**
+ * A re-run staged under the rules of a fresh start, in the start's transaction: a training re-run moves its version
+ * to `training`; an inference re-run needs a runnable version and moves its service to `in_progress`.
+ */
+async function stageRerun(trx: Knex.Transaction, stage: StageJob, original: JobView, job: ReturnType<typeof rerunOf>) {
+  if (original.job_type === 'training') {
+    await moveToTraining(trx, original.model_id, original.model_version);
+  } else {
+    const version = await requireVersion(trx, original.model_id, original.model_version);
+    const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
+    if (refusal) throw new UnprocessableError(refusal);
+    if (original.service_uuid) {
+      await lockServiceByUuid(trx, original.service_uuid);
+      const service = await findServiceByUuid(trx, original.service_uuid);
+      if (!service || service.status === 'not_found') {
+        throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
+      }
+      if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
+    }
+  }
+  return stage(job);
+}
+
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
 export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
   const { knex, jobs } = deps;
@@ -83,24 +106,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const model = await requireModel(knex, original.model_id);
       const job = rerunOf(original);
       jobs.assertInputFits(model.handler_contracts, original.job_type, job.input);
-      return jobs.start(ctx, async (trx, stage) => {
-        if (original.job_type === 'training') {
-          await moveToTraining(trx, original.model_id, original.model_version);
-        } else {
-          const version = await requireVersion(trx, original.model_id, original.model_version);
-          const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
-          if (refusal) throw new UnprocessableError(refusal);
-          if (original.service_uuid) {
-            await lockServiceByUuid(trx, original.service_uuid);
-            const service = await findServiceByUuid(trx, original.service_uuid);
-            if (!service || service.status === 'not_found') {
-              throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
-            }
-            if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
-          }
-        }
-        return stage(job);
-      });
+      return jobs.start(ctx, (trx, stage) => stageRerun(trx, stage, original, job));
     },
 
     /** Moves the version to `training` and starts the training job, in one transaction. */

@@ -47,6 +47,28 @@ async function admitTenant(
   return ordered.slice(0, free);
 }
 
+/** The written jobs still to start: those of no tenant, and the others by tenant. */
+function byTenantOf(jobs: repo.JobView[]): { startable: repo.JobView[]; byTenant: Map<string, repo.JobView[]> } {
+  const startable: repo.JobView[] = [];
+  const byTenant = new Map<string, repo.JobView[]>();
+  for (const job of jobs) {
+    if (job.status !== 'pending' || job.queued_reason) continue;
+    if (!job.client_id) startable.push(job);
+    else byTenant.set(job.client_id, [...(byTenant.get(job.client_id) ?? []), job]);
+  }
+  return { startable, byTenant };
+}
+
+/** The tenant's limits: its own overrides over the defaults. */
+async function tenantLimits(defaults: LimitDefaults, db: Db, clientId: string): Promise<TenantLimits> {
+  return effectiveLimits(defaults, (await findClient(db, clientId))?.limits);
+}
+
+/** Whether a tenant's jobs are counted at all: an explicit cap or fair shares. */
+function isCounted(limits: TenantLimits, capacity: number): boolean {
+  return limits.max_running_jobs !== null || capacity > 0;
+}
+
 /** Tenants in turn from the one after `lastServed` (all of them, in order, when none was served yet). */
 function turnAfter(tenants: string[], lastServed: string | undefined): string[] {
   const from = lastServed === undefined ? 0 : tenants.findIndex((t) => t > lastServed);
@@ -70,12 +92,8 @@ export function createJobSlots(deps: SlotsDeps) {
   /** The tenant served last by a release round: the next round starts after it. */
   let lastServed: string | undefined;
 
-  async function limitsOf(db: Db, clientId: string): Promise<TenantLimits> {
-    return effectiveLimits(deps.defaults, (await findClient(db, clientId))?.limits);
-  }
-
-  /** Whether a tenant's jobs are counted at all: an explicit cap or fair shares. */
-  const counted = (limits: TenantLimits) => limits.max_running_jobs !== null || capacity > 0;
+  const limitsOf = (db: Db, clientId: string) => tenantLimits(deps.defaults, db, clientId);
+  const counted = (limits: TenantLimits) => isCounted(limits, capacity);
 
   /** Starts up to `most` of the tenant's held jobs, as many as its cap and share leave room for; answers how many. */
   async function release(clientId: string, most = 1000): Promise<number> {
@@ -108,13 +126,7 @@ export function createJobSlots(deps: SlotsDeps) {
      * the rest are held. A cascade counts against the tenant of its source job, whose finish freed a slot.
      */
     async admitWritten(jobs: repo.JobView[]): Promise<repo.JobView[]> {
-      const startable: repo.JobView[] = [];
-      const byTenant = new Map<string, repo.JobView[]>();
-      for (const job of jobs) {
-        if (job.status !== 'pending' || job.queued_reason) continue;
-        if (!job.client_id) startable.push(job);
-        else byTenant.set(job.client_id, [...(byTenant.get(job.client_id) ?? []), job]);
-      }
+      const { startable, byTenant } = byTenantOf(jobs);
       for (const [clientId, candidates] of byTenant) {
         // With no cap and shares off, cascade jobs start without a transaction or a lock.
         const limits = await limitsOf(knex, clientId);
