@@ -40,24 +40,65 @@ function traceparent(): { traceparent?: string } {
   return carrier.traceparent ? { traceparent: carrier.traceparent } : {};
 }
 
+/** A job or model the workflow names but the database lacks fails the step for good. */
+async function step<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof JobMissing) throw ApplicationFailure.create({ message: err.message, nonRetryable: true });
+    throw err;
+  }
+}
+
+/** One dispatch of the job to its handler, with its completion route, job token and trace; heartbeats while it runs. */
+async function dispatchJob(deps: ActivityDeps, jobId: string): Promise<DispatchResult> {
+  const { metrics, runs } = deps;
+  // How long the task waited in the queue for a worker: what the task queue's fairness and priority act on.
+  const waited = (Date.now() - Context.current().info.currentAttemptScheduledTimestampMs) / 1000;
+  const order = await step(() => runs.dispatchOrder(jobId));
+  metrics?.scheduleToStart.observe(order.labels, waited);
+  metrics?.dispatchAttempts.inc({ handler: order.handler.type });
+  const deadline = new Date(Date.now() + ((deps.completionDeadlineSeconds ?? 3600) + TOKEN_GRACE_SECONDS) * 1000);
+  const token = await deps.jobTokens?.issue(jobId, deadline);
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+  try {
+    const result = await dispatch(
+      deps.clients,
+      order.handler,
+      {
+        ...order.job,
+        completion: {
+          method: 'POST',
+          path: order.completionPath,
+          url: `${deps.publicBaseUrl.replace(/\/$/, '')}${order.completionPath}`,
+          ...(token ? { token } : {}),
+        },
+        ...traceparent(),
+      },
+      order.http,
+    );
+    // A cancellation that came while RunTask ran found no task to stop: stop it here.
+    if (result.kind === 'awaiting' && result.taskArn && (await runs.recordTask(jobId, result.taskArn))) {
+      await stopTask(deps.clients.ecs, order.handler, result.taskArn, `job ${jobId} was cancelled while its task started`);
+    }
+    return result;
+  } catch (err) {
+    const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
+    metrics?.dispatchFailures.inc({ handler: order.handler.type, retryable: String(retryable) });
+    throw err;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 /**
  * The job workflow's side effects, closing over the worker's dependencies. Their failures are classified
  * (activities/classified.ts): an outage is retried until it ends, a permanent refusal fails at once.
  */
 export function createActivities(deps: ActivityDeps) {
-  const { metrics } = deps;
   const { runs } = deps;
   const cascadeGateway = launchInLinkedTrace(deps.gateway);
-
-  /** A job or model the workflow names but the database lacks fails the step for good. */
-  async function step<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof JobMissing) throw ApplicationFailure.create({ message: err.message, nonRetryable: true });
-      throw err;
-    }
-  }
 
   return classifiedActivities({
     async ping(name: string): Promise<string> {
@@ -72,44 +113,8 @@ export function createActivities(deps: ActivityDeps) {
       return step(() => runs.claim(jobId, runId));
     },
 
-    async dispatchJob(jobId: string): Promise<DispatchResult> {
-      // How long the task waited in the queue for a worker: what the task queue's fairness and priority act on.
-      const waited = (Date.now() - Context.current().info.currentAttemptScheduledTimestampMs) / 1000;
-      const order = await step(() => runs.dispatchOrder(jobId));
-      metrics?.scheduleToStart.observe(order.labels, waited);
-      metrics?.dispatchAttempts.inc({ handler: order.handler.type });
-      const deadline = new Date(Date.now() + ((deps.completionDeadlineSeconds ?? 3600) + TOKEN_GRACE_SECONDS) * 1000);
-      const token = await deps.jobTokens?.issue(jobId, deadline);
-      const context = Context.current();
-      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-      try {
-        const result = await dispatch(
-          deps.clients,
-          order.handler,
-          {
-            ...order.job,
-            completion: {
-              method: 'POST',
-              path: order.completionPath,
-              url: `${deps.publicBaseUrl.replace(/\/$/, '')}${order.completionPath}`,
-              ...(token ? { token } : {}),
-            },
-            ...traceparent(),
-          },
-          order.http,
-        );
-        // A cancellation that came while RunTask ran found no task to stop: stop it here.
-        if (result.kind === 'awaiting' && result.taskArn && (await runs.recordTask(jobId, result.taskArn))) {
-          await stopTask(deps.clients.ecs, order.handler, result.taskArn, `job ${jobId} was cancelled while its task started`);
-        }
-        return result;
-      } catch (err) {
-        const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
-        metrics?.dispatchFailures.inc({ handler: order.handler.type, retryable: String(retryable) });
-        throw err;
-      } finally {
-        clearInterval(beat);
-      }
+    dispatchJob(jobId: string): Promise<DispatchResult> {
+      return dispatchJob(deps, jobId);
     },
 
     /**

@@ -11,6 +11,7 @@ import {
   workflowIdFor,
   WorkflowStartRefused,
   type ClosedUnfinished,
+  type CompletionDelivery,
   type JobGateway,
   type Readiness,
 } from '../domain/ports';
@@ -89,6 +90,126 @@ export function completionUpdateId(report: CompletionReport): string {
 
 const JOB_WORKFLOW_PREFIX = workflowIdFor('');
 
+/**
+ * Why a start Temporal answered INVALID_ARGUMENT about a search attribute should wait rather than fail its job, if it
+ * should. Every attribute listed: the frontend validates starts against a namespace cache that lags a registration
+ * by seconds. Some missing: an operator has yet to add them (readiness says which, and how); the job is not at fault.
+ */
+async function searchAttributesUnsettled(
+  client: Client,
+  namespace: string,
+  cloud: boolean | undefined,
+  err: unknown,
+): Promise<string | undefined> {
+  if (!/search attribute/i.test(serverAnswer(err))) return undefined;
+  try {
+    const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
+    if (missing.length === 0) return `Temporal's frontend has not yet seen the registered job search attributes; the start is retried`;
+    return `${new SearchAttributesMissingError(namespace, missing, 'the start waits until they exist', cloud).message}`;
+  } catch {
+    return `Temporal refused the start over a search attribute and could not be asked which exist; the start is retried`;
+  }
+}
+
+/** Whether the job search attributes exist on the namespace, asked within 3 s. */
+async function checkReadiness(client: Client, namespace: string, cloud: boolean | undefined): Promise<Readiness> {
+  try {
+    const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
+    if (missing.length === 0) return { ok: true };
+    return {
+      ok: false,
+      reason: new SearchAttributesMissingError(
+        namespace,
+        missing,
+        'the worker registers them at start where it may (TEMPORAL_REGISTER_SEARCH_ATTRIBUTES)',
+        cloud,
+      ).message,
+    };
+  } catch (err) {
+    return { ok: false, reason: `Temporal is unavailable: ${(err as Error).message}` };
+  }
+}
+
+/** The options of a job's workflow start: its id and policies, search attributes, memo and summary. */
+function startOptions(job: JobView, taskQueue: string, input: ModelJobInput, priority: ReturnType<typeof jobPriority> | undefined) {
+  return {
+    workflowId: workflowIdFor(job.job_id),
+    // One run per job, ever: a closed run is not started again, an open one is not joined or replaced.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+    taskQueue,
+    args: [input],
+    ...(priority ? { priority } : {}),
+    typedSearchAttributes: jobSearchAttributes(job, 'pending'),
+    memo: {
+      job_id: job.job_id,
+      model: `${job.model_id}@${job.model_version}`,
+      job_type: job.job_type,
+      trigger: job.trigger,
+      client_id: job.client_id,
+      domain_id: job.domain_id,
+      service_id: job.service_id,
+      source_job_id: job.source_job_id,
+      parent_job_id: job.source_job_id,
+      parent_workflow_id: job.source_job_id ? workflowIdFor(job.source_job_id) : null,
+      subscription_id: job.subscription_id,
+      root_job_id: job.root_job_id,
+      depth: job.cascade_depth,
+      rerun_of: job.rerun_of,
+      // What the task queue balances and orders its tasks by (docs/fairness.md); shown in the Web UI.
+      ...(priority ? { fairness_key: priority.fairnessKey, fairness_weight: priority.fairnessWeight, priority: priority.priorityKey } : {}),
+      schedule_id: job.schedule_id,
+      scheduled_at: job.scheduled_at?.toISOString() ?? null,
+    },
+    staticSummary: summary(job),
+    staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
+  };
+}
+
+/** The visibility query of this task queue's job workflows that closed after `closedAfter` without their outcome. */
+function closedUnfinishedQuery(taskQueue: string, closedAfter: Date): string {
+  return [
+    `WorkflowType = 'modelJobWorkflow'`,
+    `TaskQueue = '${taskQueue.replace(/'/g, '')}'`,
+    `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')`,
+    `${sa.JOB_STATUS.name} IN ('pending', 'running')`,
+    `CloseTime > '${closedAfter.toISOString()}'`,
+  ].join(' AND ');
+}
+
+/** The report through the workflow's `completeJob` update, waiting at most `waitSeconds` for its answer. */
+async function completeVia(client: Client, jobId: string, report: CompletionReport, waitSeconds: number): Promise<CompletionDelivery> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  const handle = client.workflow.getHandle(workflowIdFor(jobId));
+  try {
+    // One round trip: the workflow accepts and answers the report in the same task (its one-step outcome).
+    const result = await client.withDeadline(deadline, () =>
+      handle.executeUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report) }),
+    );
+    return { kind: 'answered', result };
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
+      return { kind: 'conflict', message: err.cause.message };
+    }
+    if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
+    return { kind: 'unanswered', cause: err };
+  }
+}
+
+/** Jobs of this task queue whose workflow closed after `closedAfter` without recording its outcome. */
+async function closedUnfinished(client: Client, taskQueue: string, closedAfter: Date): Promise<ClosedUnfinished[]> {
+  // JobStatus is set to the final status only after the outcome step: a run that closed without it still says
+  // pending or running. Only this service's task queue: other services may share the namespace.
+  const query = closedUnfinishedQuery(taskQueue, closedAfter);
+  const found: ClosedUnfinished[] = [];
+  for await (const run of client.workflow.list({ query })) {
+    if (run.workflowId.startsWith(JOB_WORKFLOW_PREFIX)) {
+      found.push({ jobId: run.workflowId.slice(JOB_WORKFLOW_PREFIX.length), closedAs: run.status.name });
+    }
+  }
+  return found;
+}
+
 export function createJobGateway(options: {
   client: Client;
   taskQueue: string;
@@ -115,40 +236,6 @@ export function createJobGateway(options: {
   let cached: { at: number; value: Readiness } | undefined;
   let inflight: Promise<Readiness> | undefined;
 
-  /**
-   * Why a start Temporal answered INVALID_ARGUMENT about a search attribute should wait rather than fail its job, if it
-   * should. Every attribute listed: the frontend validates starts against a namespace cache that lags a registration
-   * by seconds. Some missing: an operator has yet to add them (readiness says which, and how); the job is not at fault.
-   */
-  async function searchAttributesUnsettled(err: unknown): Promise<string | undefined> {
-    if (!/search attribute/i.test(serverAnswer(err))) return undefined;
-    try {
-      const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
-      if (missing.length === 0) return `Temporal's frontend has not yet seen the registered job search attributes; the start is retried`;
-      return `${new SearchAttributesMissingError(namespace, missing, 'the start waits until they exist', options.cloud).message}`;
-    } catch {
-      return `Temporal refused the start over a search attribute and could not be asked which exist; the start is retried`;
-    }
-  }
-
-  async function check(): Promise<Readiness> {
-    try {
-      const missing = await client.withDeadline(Date.now() + 3000, () => missingSearchAttributes(client.connection, namespace));
-      if (missing.length === 0) return { ok: true };
-      return {
-        ok: false,
-        reason: new SearchAttributesMissingError(
-          namespace,
-          missing,
-          'the worker registers them at start where it may (TEMPORAL_REGISTER_SEARCH_ATTRIBUTES)',
-          options.cloud,
-        ).message,
-      };
-    } catch (err) {
-      return { ok: false, reason: `Temporal is unavailable: ${(err as Error).message}` };
-    }
-  }
-
   return {
     async launch(job) {
       const input: ModelJobInput = { jobId: job.job_id, completionDeadlineSeconds };
@@ -156,40 +243,7 @@ export function createJobGateway(options: {
       try {
         // A Temporal that does not answer must not hold the caller: the reconciler starts the committed row later.
         await client.withDeadline(Date.now() + startWaitMs, () =>
-          client.workflow.start('modelJobWorkflow', {
-            workflowId: workflowIdFor(job.job_id),
-            // One run per job, ever: a closed run is not started again, an open one is not joined or replaced.
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-            taskQueue,
-            args: [input],
-            ...(priority ? { priority } : {}),
-            typedSearchAttributes: jobSearchAttributes(job, 'pending'),
-            memo: {
-              job_id: job.job_id,
-              model: `${job.model_id}@${job.model_version}`,
-              job_type: job.job_type,
-              trigger: job.trigger,
-              client_id: job.client_id,
-              domain_id: job.domain_id,
-              service_id: job.service_id,
-              source_job_id: job.source_job_id,
-              parent_job_id: job.source_job_id,
-              parent_workflow_id: job.source_job_id ? workflowIdFor(job.source_job_id) : null,
-              subscription_id: job.subscription_id,
-              root_job_id: job.root_job_id,
-              depth: job.cascade_depth,
-              rerun_of: job.rerun_of,
-              // What the task queue balances and orders its tasks by (docs/fairness.md); shown in the Web UI.
-              ...(priority
-                ? { fairness_key: priority.fairnessKey, fairness_weight: priority.fairnessWeight, priority: priority.priorityKey }
-                : {}),
-              schedule_id: job.schedule_id,
-              scheduled_at: job.scheduled_at?.toISOString() ?? null,
-            },
-            staticSummary: summary(job),
-            staticDetails: `Job ${job.job_id}. Report completion with POST /v2/models/${job.model_id}/versions/${job.model_version}/jobs/${job.job_id}/complete`,
-          }),
+          client.workflow.start('modelJobWorkflow', startOptions(job, taskQueue, input, priority)),
         );
         // Counted where the start happens (API, reconciler or cascade), once: a repeat is 'existing'.
         options.metrics?.jobStarted(job.job_type, job.trigger);
@@ -199,30 +253,14 @@ export function createJobGateway(options: {
         const code = grpcCode(err);
         if (code !== undefined && PERMANENT_START_CODES.has(code)) {
           cached = undefined;
-          const unsettled = code === INVALID_ARGUMENT ? await searchAttributesUnsettled(err) : undefined;
+          const unsettled = code === INVALID_ARGUMENT ? await searchAttributesUnsettled(client, namespace, options.cloud, err) : undefined;
           if (unsettled) throw new Error(unsettled, { cause: err });
           throw new WorkflowStartRefused(`Temporal refused to start the job's workflow: ${serverAnswer(err)}`, { cause: err });
         }
         throw err;
       }
     },
-    async complete(jobId, report, waitSeconds) {
-      const deadline = Date.now() + waitSeconds * 1000;
-      const handle = client.workflow.getHandle(workflowIdFor(jobId));
-      try {
-        // One round trip: the workflow accepts and answers the report in the same task (its one-step outcome).
-        const result = await client.withDeadline(deadline, () =>
-          handle.executeUpdate(completeJobUpdate, { args: [report], updateId: completionUpdateId(report) }),
-        );
-        return { kind: 'answered', result };
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === COMPLETION_CONFLICT) {
-          return { kind: 'conflict', message: err.cause.message };
-        }
-        if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
-        return { kind: 'unanswered', cause: err };
-      }
-    },
+    complete: (jobId, report, waitSeconds) => completeVia(client, jobId, report, waitSeconds),
     async cancel(jobId) {
       try {
         await client.withDeadline(Date.now() + startWaitMs, () => client.workflow.getHandle(workflowIdFor(jobId)).cancel());
@@ -238,31 +276,14 @@ export function createJobGateway(options: {
     async readiness() {
       const now = Date.now();
       if (cached && now - cached.at < (cached.value.ok ? ttl : retry)) return cached.value;
-      inflight ??= check().then((value) => {
+      inflight ??= checkReadiness(client, namespace, options.cloud).then((value) => {
         cached = { at: Date.now(), value };
         inflight = undefined;
         return value;
       });
       return inflight;
     },
-    async closedUnfinished(closedAfter) {
-      // JobStatus is set to the final status only after the outcome step: a run that closed without it still says
-      // pending or running. Only this service's task queue: other services may share the namespace.
-      const query = [
-        `WorkflowType = 'modelJobWorkflow'`,
-        `TaskQueue = '${taskQueue.replace(/'/g, '')}'`,
-        `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')`,
-        `${sa.JOB_STATUS.name} IN ('pending', 'running')`,
-        `CloseTime > '${closedAfter.toISOString()}'`,
-      ].join(' AND ');
-      const found: ClosedUnfinished[] = [];
-      for await (const run of client.workflow.list({ query })) {
-        if (run.workflowId.startsWith(JOB_WORKFLOW_PREFIX)) {
-          found.push({ jobId: run.workflowId.slice(JOB_WORKFLOW_PREFIX.length), closedAs: run.status.name });
-        }
-      }
-      return found;
-    },
+    closedUnfinished: (closedAfter) => closedUnfinished(client, taskQueue, closedAfter),
     uiUrl(jobId) {
       if (!uiUrl) return null;
       return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowIdFor(jobId))}`;

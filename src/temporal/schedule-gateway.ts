@@ -90,72 +90,77 @@ function final(err: unknown): boolean {
   return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.PERMISSION_DENIED || code === grpcStatus.UNAUTHENTICATED;
 }
 
+/** What each fire of the schedule starts: its fire workflow. */
+function action(taskQueue: string, def: ScheduleDefinition): ScheduleOptions['action'] {
+  const input: ScheduledJobInput = { scheduleId: def.scheduleId };
+  return {
+    type: 'startWorkflow',
+    workflowType: 'scheduledJobWorkflow',
+    // Temporal appends each fire's nominal time: `schedule-<id>-2031-07-01T02:00:00Z`.
+    workflowId: temporalScheduleIdFor(def.scheduleId),
+    taskQueue,
+    args: [input],
+    staticSummary: `fire of schedule ${def.scheduleId}: ${target(def)}`,
+  };
+}
+
+/**
+ * The server answers a describe by querying the schedule's own workflow, which cannot answer before it has run its
+ * first task: right after a create or an update, on a loaded server, that query fails for a moment (seen in CI as
+ * "Failed to describe schedule" on an update made just after the create). Such calls retry within one budget.
+ */
+async function queried<T>(client: Client, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + QUERY_BUDGET_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await client.withDeadline(deadline, fn);
+    } catch (err) {
+      if (final(err) || Date.now() + wait >= deadline) throw err;
+      await sleep(wait);
+    }
+  }
+}
+
+/** A spec Temporal refuses is the caller's: ScheduleSpecRefused. */
+async function refusingSpec<T>(fn: () => Promise<T>, call: <U>(fn: () => Promise<U>) => Promise<U>): Promise<T> {
+  try {
+    return await call(fn);
+  } catch (err) {
+    // The client turns the server's "Invalid schedule spec" into a TypeError with the server's reason.
+    if (err instanceof TypeError) throw new ScheduleSpecRefused(err.message);
+    throw err;
+  }
+}
+
+/** The schedule as Temporal creates it: spec, action, policies, state, memo and search attributes. */
+function createOptions(taskQueue: string, def: ScheduleDefinition): ScheduleOptions {
+  return {
+    scheduleId: temporalScheduleIdFor(def.scheduleId),
+    spec: temporalSpec(def.spec),
+    action: action(taskQueue, def),
+    policies: temporalPolicies(def),
+    state: { paused: def.paused, note: def.note },
+    memo: {
+      schedule_id: def.scheduleId,
+      action: def.action,
+      target: target(def),
+      client_id: def.labels.clientId,
+      description: def.labels.description,
+    },
+    typedSearchAttributes: searchAttributes(def),
+  };
+}
+
 export function createScheduleGateway(options: { client: Client; taskQueue: string; namespace: string; uiUrl?: string }): ScheduleGateway {
   const { client, taskQueue, namespace, uiUrl } = options;
   // Bounded like a job start: a Temporal that does not answer gives the caller a 503, not a hung request.
   const bounded = <T>(fn: () => Promise<T>) => client.withDeadline(Date.now() + 5000, fn);
   const handle = (scheduleId: string) => client.schedule.getHandle(temporalScheduleIdFor(scheduleId));
 
-  function action(def: ScheduleDefinition): ScheduleOptions['action'] {
-    const input: ScheduledJobInput = { scheduleId: def.scheduleId };
-    return {
-      type: 'startWorkflow',
-      workflowType: 'scheduledJobWorkflow',
-      // Temporal appends each fire's nominal time: `schedule-<id>-2031-07-01T02:00:00Z`.
-      workflowId: temporalScheduleIdFor(def.scheduleId),
-      taskQueue,
-      args: [input],
-      staticSummary: `fire of schedule ${def.scheduleId}: ${target(def)}`,
-    };
-  }
-
-  /**
-   * The server answers a describe by querying the schedule's own workflow, which cannot answer before it has run its
-   * first task: right after a create or an update, on a loaded server, that query fails for a moment (seen in CI as
-   * "Failed to describe schedule" on an update made just after the create). Such calls retry within one budget.
-   */
-  async function queried<T>(fn: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + QUERY_BUDGET_MS;
-    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
-      try {
-        return await client.withDeadline(deadline, fn);
-      } catch (err) {
-        if (final(err) || Date.now() + wait >= deadline) throw err;
-        await sleep(wait);
-      }
-    }
-  }
-
-  async function refusingSpec<T>(fn: () => Promise<T>, call: typeof bounded = bounded): Promise<T> {
-    try {
-      return await call(fn);
-    } catch (err) {
-      // The client turns the server's "Invalid schedule spec" into a TypeError with the server's reason.
-      if (err instanceof TypeError) throw new ScheduleSpecRefused(err.message);
-      throw err;
-    }
-  }
-
   return {
     async create(def) {
       try {
-        await refusingSpec(() =>
-          client.schedule.create({
-            scheduleId: temporalScheduleIdFor(def.scheduleId),
-            spec: temporalSpec(def.spec),
-            action: action(def),
-            policies: temporalPolicies(def),
-            state: { paused: def.paused, note: def.note },
-            memo: {
-              schedule_id: def.scheduleId,
-              action: def.action,
-              target: target(def),
-              client_id: def.labels.clientId,
-              description: def.labels.description,
-            },
-            typedSearchAttributes: searchAttributes(def),
-          }),
-        );
+        await refusingSpec(() => client.schedule.create(createOptions(taskQueue, def)), bounded);
         return 'created';
       } catch (err) {
         if (err instanceof ScheduleAlreadyRunning) return 'existing';
@@ -168,11 +173,11 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
           handle(def.scheduleId).update((previous) => ({
             ...previous,
             spec: temporalSpec(def.spec),
-            action: action(def),
+            action: action(taskQueue, def),
             policies: temporalPolicies(def),
             typedSearchAttributes: searchAttributes(def),
           })),
-        queried,
+        (fn) => queried(client, fn),
       );
     },
     async delete(scheduleId) {
@@ -198,7 +203,7 @@ export function createScheduleGateway(options: { client: Client; taskQueue: stri
     },
     async describe(scheduleId) {
       try {
-        const d = await queried(() => handle(scheduleId).describe());
+        const d = await queried(client, () => handle(scheduleId).describe());
         return {
           paused: d.state.paused,
           note: d.state.note ?? '',

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { createKnex } from '../../src/db/knex';
 import { planCascades } from '../../src/domain/jobs/run/cascades';
-import { completionFromRecord, createJobsService } from '../../src/domain/jobs/jobs.service';
+import { createJobsService } from '../../src/domain/jobs/jobs.service';
+import { completionFromRecord } from '../../src/domain/jobs/job-completion.service';
 import { assertRerunnable, createJobStarts, rerunOf } from '../../src/domain/jobs/launch/job-requests';
 import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
 import type { CompletionDelivery, JobGateway } from '../../src/domain/ports/job-gateway.port';

@@ -19,30 +19,69 @@ import { NotFoundError, UnprocessableError } from '../../errors';
 /** At most this many shadow pairs are compared in one report (the oldest first). */
 export const MAX_COMPARED_PAIRS = 10_000;
 
+/** The key's active revision, which must be a canary or shadow (`role` narrows it to one); 404 / 422 otherwise. */
+async function requireActiveRollout(db: Db, domain: DomainRow, key: string, role?: 'canary' | 'shadow') {
+  const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
+  const row = await repo.findActive(db, scope, key);
+  if (!row) throw new NotFoundError(`no active assignment under key ${key}`);
+  if (role ? row.role !== role : !isRolloutRole(row.role)) {
+    throw new UnprocessableError(`assignment ${key} has role ${JSON.stringify(row.role)}, not ${role ?? 'canary or shadow'}`);
+  }
+  return { row, scope, settings: storedRolloutSettings(row.settings) };
+}
+
+/** The services of the domain in the canary's share, and those of the share its candidate's freeze blocks. */
+async function selection(rules: FeatureRules, db: Db, canary: repo.AssignmentRow) {
+  const version = await requireAssignableVersion(db, canary.model_id, canary.model_version);
+  const share = storedRolloutSettings(canary.settings).share ?? 0;
+  return selectCanary(rules, await rollouts.rankedServices(db, canary.domain_uuid), share, version.features);
+}
+
+/** The comparison report of the rollout under `key`: both sides' jobs, rates and latencies; for a shadow, output agreement. */
+async function rolloutReport(knex: Knex, domain: DomainRow, key: string) {
+  const chain = rolloutChain(await rollouts.revisionsOfKey(knex, domain.domain_uuid, key));
+  const latest = chain[0];
+  if (!latest) throw new NotFoundError(`no assignment under key ${key}`);
+  if (!isRolloutRole(latest.role))
+    throw new UnprocessableError(`assignment ${key} has role ${JSON.stringify(latest.role)}, not canary or shadow`);
+  const settings = storedRolloutSettings(latest.settings);
+  const ids = chain.map((r) => r.assignment_id);
+  const since = chain[chain.length - 1].activated_at!;
+  const until = latest.archived_at;
+  const candidate = sideReport(await rollouts.sideStats(knex, { domainUuid: domain.domain_uuid, assignmentIds: ids }));
+  const primaryIds = (await rollouts.revisionsOfKey(knex, domain.domain_uuid, settings.primary_key)).map((r) => r.assignment_id);
+  const primary = sideReport(
+    latest.role === 'shadow'
+      ? await rollouts.sideStats(knex, { domainUuid: domain.domain_uuid, assignmentIds: ids, shadowedBy: true })
+      : await rollouts.sideStats(knex, { domainUuid: domain.domain_uuid, assignmentIds: primaryIds, since, until }),
+  );
+  const agreement =
+    latest.role === 'shadow'
+      ? compareOutputs(await rollouts.shadowPairs(knex, ids, MAX_COMPARED_PAIRS), settings.tolerance, settings.tolerances)
+      : undefined;
+  return {
+    assignment_key: key,
+    role: latest.role,
+    status: latest.status,
+    status_reason: latest.status_reason ?? null,
+    primary_key: settings.primary_key,
+    model_id: latest.model_id,
+    model_version: latest.model_version,
+    revisions: ids,
+    since: since.toISOString(),
+    until: until ? until.toISOString() : null,
+    primary,
+    candidate,
+    ...(agreement ? { agreement } : {}),
+  };
+}
+
 /**
  * Progressive delivery (docs/progressive-delivery.md): which services a canary runs the candidate for, the comparison
  * report of a canary or shadow, promotion of the candidate to primary, and rollback.
  */
 export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; assignments: AssignmentsService }) {
   const { knex, rules, assignments } = deps;
-
-  /** The key's active revision, which must be a canary or shadow (`role` narrows it to one); 404 / 422 otherwise. */
-  async function requireActiveRollout(db: Db, domain: DomainRow, key: string, role?: 'canary' | 'shadow') {
-    const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
-    const row = await repo.findActive(db, scope, key);
-    if (!row) throw new NotFoundError(`no active assignment under key ${key}`);
-    if (role ? row.role !== role : !isRolloutRole(row.role)) {
-      throw new UnprocessableError(`assignment ${key} has role ${JSON.stringify(row.role)}, not ${role ?? 'canary or shadow'}`);
-    }
-    return { row, scope, settings: storedRolloutSettings(row.settings) };
-  }
-
-  /** The services of the domain in the canary's share, and those of the share its candidate's freeze blocks. */
-  async function selection(db: Db, canary: repo.AssignmentRow) {
-    const version = await requireAssignableVersion(db, canary.model_id, canary.model_version);
-    const share = storedRolloutSettings(canary.settings).share ?? 0;
-    return selectCanary(rules, await rollouts.rankedServices(db, canary.domain_uuid), share, version.features);
-  }
 
   return {
     /** GET .../assignments/{key}/canary: the services that run the candidate, and the blocked ones with the reason. */
@@ -54,48 +93,14 @@ export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; a
         primary_key: settings.primary_key,
         model_id: row.model_id,
         model_version: row.model_version,
-        ...(await selection(knex, row)),
+        ...(await selection(rules, knex, row)),
       };
     },
 
     /** GET .../assignments/{key}/report: both sides' jobs, rates and latencies; for a shadow, output agreement. */
     async report(clientId: string, domainId: string, key: string) {
       const domain = await requireDomain(knex, clientId, domainId);
-      const chain = rolloutChain(await rollouts.revisionsOfKey(knex, domain.domain_uuid, key));
-      const latest = chain[0];
-      if (!latest) throw new NotFoundError(`no assignment under key ${key}`);
-      if (!isRolloutRole(latest.role))
-        throw new UnprocessableError(`assignment ${key} has role ${JSON.stringify(latest.role)}, not canary or shadow`);
-      const settings = storedRolloutSettings(latest.settings);
-      const ids = chain.map((r) => r.assignment_id);
-      const since = chain[chain.length - 1].activated_at!;
-      const until = latest.archived_at;
-      const candidate = sideReport(await rollouts.sideStats(knex, { domainUuid: domain.domain_uuid, assignmentIds: ids }));
-      const primaryIds = (await rollouts.revisionsOfKey(knex, domain.domain_uuid, settings.primary_key)).map((r) => r.assignment_id);
-      const primary = sideReport(
-        latest.role === 'shadow'
-          ? await rollouts.sideStats(knex, { domainUuid: domain.domain_uuid, assignmentIds: ids, shadowedBy: true })
-          : await rollouts.sideStats(knex, { domainUuid: domain.domain_uuid, assignmentIds: primaryIds, since, until }),
-      );
-      const agreement =
-        latest.role === 'shadow'
-          ? compareOutputs(await rollouts.shadowPairs(knex, ids, MAX_COMPARED_PAIRS), settings.tolerance, settings.tolerances)
-          : undefined;
-      return {
-        assignment_key: key,
-        role: latest.role,
-        status: latest.status,
-        status_reason: latest.status_reason ?? null,
-        primary_key: settings.primary_key,
-        model_id: latest.model_id,
-        model_version: latest.model_version,
-        revisions: ids,
-        since: since.toISOString(),
-        until: until ? until.toISOString() : null,
-        primary,
-        candidate,
-        ...(agreement ? { agreement } : {}),
-      };
+      return rolloutReport(knex, domain, key);
     },
 
     /**
@@ -111,7 +116,7 @@ export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; a
         const primary = await repo.findActive(trx, scope, settings.primary_key);
         if (!primary) throw new UnprocessableError(`no active assignment under the primary key ${settings.primary_key}`);
         const ranked = await rollouts.rankedServices(trx, domain.domain_uuid);
-        const already = row.role === 'canary' ? (await selection(trx, row)).services : [];
+        const already = row.role === 'canary' ? (await selection(rules, trx, row)).services : [];
         const body = {
           model_id: row.model_id,
           model_version: row.model_version,

@@ -85,27 +85,11 @@ function describeTypes(s: Schema): string {
   return s.type === undefined ? 'any' : Array.isArray(s.type) ? (s.type as string[]).join('|') : JSON.stringify(s.type).replace(/"/g, '');
 }
 
-/** The changes between `before` and `after`, outermost first. Empty when the schemas accept the same values. */
-export function diffSchemas(before: unknown, after: unknown, path = ''): SchemaChange[] {
-  const a = asSchema(before);
-  const b = asSchema(after);
-  if (typeof a === 'boolean' || typeof b === 'boolean') {
-    if (a === b || same(a, b)) return [];
-    const narrowed = b === false || (a === true && typeof b !== 'boolean' && Object.keys(b).length > 0);
-    return [
-      {
-        path,
-        kind: narrowed ? 'type_narrowed' : 'type_widened',
-        breaking: narrowed,
-        reason: `${label(path)}: schema ${narrowed ? 'narrowed' : 'widened'} (${show(a)} → ${show(b)})`,
-      },
-    ];
-  }
-  const changes: SchemaChange[] = [];
-  const add = (kind: ChangeKind, breaking: boolean, words: string, at = path) =>
-    changes.push({ path: at, kind, breaking, reason: `${label(at)}: ${words}` });
+/** Records one change at `at` (the schema's own path when omitted). */
+type Add = (kind: ChangeKind, breaking: boolean, words: string, at?: string) => void;
 
-  // type
+/** The accepted JSON types: lost ones narrow, gained ones widen. */
+function diffTypes(a: Schema, b: Schema, add: Add): void {
   const ta = acceptedTypes(a);
   const tb = acceptedTypes(b);
   const lost = [...ta].filter((t) => !tb.has(t));
@@ -113,8 +97,10 @@ export function diffSchemas(before: unknown, after: unknown, path = ''): SchemaC
   if (lost.length && gained.length) add('type_changed', true, `type changed (${describeTypes(a)} → ${describeTypes(b)})`);
   else if (lost.length) add('type_narrowed', true, `type narrowed (${describeTypes(a)} → ${describeTypes(b)})`);
   else if (gained.length) add('type_widened', false, `type widened (${describeTypes(a)} → ${describeTypes(b)})`);
+}
 
-  // enum and const
+/** The enum, const and default: the values a schema names. */
+function diffValues(a: Schema, b: Schema, add: Add): void {
   const ea = a.enum as unknown[] | undefined;
   const eb = b.enum as unknown[] | undefined;
   if (ea && eb) {
@@ -134,8 +120,10 @@ export function diffSchemas(before: unknown, after: unknown, path = ''): SchemaC
     add('default_changed', true, `default changed (${show(a.default)} → ${show(b.default)})`);
   else if ('default' in a && !('default' in b)) add('default_removed', true, `default ${show(a.default)} removed`);
   else if (!('default' in a) && 'default' in b) add('default_added', false, `default ${show(b.default)} added`);
+}
 
-  // bounds
+/** The numeric and length bounds. */
+function diffBounds(a: Schema, b: Schema, add: Add): void {
   for (const key of [...LOWER, ...UPPER]) {
     const va = a[key] as number | undefined;
     const vb = b[key] as number | undefined;
@@ -148,8 +136,10 @@ export function diffSchemas(before: unknown, after: unknown, path = ''): SchemaC
       `${key} ${va === undefined ? 'added' : vb === undefined ? 'removed' : 'changed'} (${va ?? 'none'} → ${vb ?? 'none'})`,
     );
   }
+}
 
-  // object shape
+/** The object shape: properties (compared in depth), required fields and additional properties. */
+function diffShape(a: Schema, b: Schema, path: string, add: Add, changes: SchemaChange[]): void {
   const pa = (a.properties ?? {}) as Record<string, unknown>;
   const pb = (b.properties ?? {}) as Record<string, unknown>;
   const closedAfter = b.additionalProperties === false;
@@ -167,6 +157,33 @@ export function diffSchemas(before: unknown, after: unknown, path = ''): SchemaC
     add('additional_properties_opened', false, 'additional properties allowed');
   else if (a.additionalProperties !== undefined && typeof a.additionalProperties === 'object' && typeof b.additionalProperties === 'object')
     changes.push(...diffSchemas(a.additionalProperties, b.additionalProperties, child(path, '*')));
+}
+
+/** The changes between `before` and `after`, outermost first. Empty when the schemas accept the same values. */
+export function diffSchemas(before: unknown, after: unknown, path = ''): SchemaChange[] {
+  const a = asSchema(before);
+  const b = asSchema(after);
+  if (typeof a === 'boolean' || typeof b === 'boolean') {
+    if (a === b || same(a, b)) return [];
+    const narrowed = b === false || (a === true && typeof b !== 'boolean' && Object.keys(b).length > 0);
+    return [
+      {
+        path,
+        kind: narrowed ? 'type_narrowed' : 'type_widened',
+        breaking: narrowed,
+        reason: `${label(path)}: schema ${narrowed ? 'narrowed' : 'widened'} (${show(a)} → ${show(b)})`,
+      },
+    ];
+  }
+  const changes: SchemaChange[] = [];
+  const add: Add = (kind, breaking, words, at = path) => {
+    changes.push({ path: at, kind, breaking, reason: `${label(at)}: ${words}` });
+  };
+
+  diffTypes(a, b, add);
+  diffValues(a, b, add);
+  diffBounds(a, b, add);
+  diffShape(a, b, path, add, changes);
 
   // array items
   if (a.items !== undefined || b.items !== undefined) changes.push(...diffSchemas(a.items ?? true, b.items ?? true, `${path}[]`));

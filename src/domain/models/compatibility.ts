@@ -55,43 +55,50 @@ export function narrowReport(report: CompatibilityReport, visible: string[] | un
   return { ...report, assignments: report.assignments.filter((a) => shows(visible, a.client_id)) };
 }
 
+/** How a subscription's payload fares against the target's contracts: a stored input is validated, a trigger output judged by the changes. */
+function subscriptionEntry(
+  schemas: UserSchemaCompiler,
+  sub: SubscriptionRow,
+  contracts: HandlerContracts | null,
+  inferenceChanges: SchemaChange[],
+) {
+  const schema = contracts?.inference?.input_schema;
+  const reasons: string[] = [];
+  if (sub.input_source === 'stored') {
+    const problem = schema === undefined ? undefined : schemas.validate(schema, sub.input ?? {});
+    if (problem) {
+      reasons.push(`stored input no longer satisfies the inference input_schema: ${problem}`);
+      reasons.push(...inferenceChanges.filter((c) => c.breaking).map((c) => c.reason));
+    }
+  } else {
+    // The payload is the trigger's output, known only when it fires: any breaking change may reject it.
+    reasons.push(...inferenceChanges.filter((c) => c.breaking).map((c) => `${c.reason} (input comes from the trigger output)`));
+  }
+  return {
+    subscription_id: sub.subscription_id,
+    source_model_id: sub.source_model_id,
+    input_source: sub.input_source,
+    status: sub.status,
+    compatible: reasons.length === 0,
+    reasons,
+  };
+}
+
+/** The report, compatible when every assignment and subscription is. */
+function report(
+  modelId: string,
+  subject: CompatibilityReport['subject'],
+  modelVersion: string | null,
+  changes: SchemaChange[],
+  assignments: AssignmentCompatibilityEntry[],
+  subscriptions: SubscriptionCompatibilityEntry[],
+): CompatibilityReport {
+  const compatible = assignments.every((a) => a.compatible) && subscriptions.every((s) => s.compatible);
+  return { model_id: modelId, subject, model_version: modelVersion, compatible, changes, assignments, subscriptions };
+}
+
 export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
   const { schemas } = deps;
-
-  function subscriptionEntry(sub: SubscriptionRow, contracts: HandlerContracts | null, inferenceChanges: SchemaChange[]) {
-    const schema = contracts?.inference?.input_schema;
-    const reasons: string[] = [];
-    if (sub.input_source === 'stored') {
-      const problem = schema === undefined ? undefined : schemas.validate(schema, sub.input ?? {});
-      if (problem) {
-        reasons.push(`stored input no longer satisfies the inference input_schema: ${problem}`);
-        reasons.push(...inferenceChanges.filter((c) => c.breaking).map((c) => c.reason));
-      }
-    } else {
-      // The payload is the trigger's output, known only when it fires: any breaking change may reject it.
-      reasons.push(...inferenceChanges.filter((c) => c.breaking).map((c) => `${c.reason} (input comes from the trigger output)`));
-    }
-    return {
-      subscription_id: sub.subscription_id,
-      source_model_id: sub.source_model_id,
-      input_source: sub.input_source,
-      status: sub.status,
-      compatible: reasons.length === 0,
-      reasons,
-    };
-  }
-
-  function report(
-    modelId: string,
-    subject: CompatibilityReport['subject'],
-    modelVersion: string | null,
-    changes: SchemaChange[],
-    assignments: AssignmentCompatibilityEntry[],
-    subscriptions: SubscriptionCompatibilityEntry[],
-  ): CompatibilityReport {
-    const compatible = assignments.every((a) => a.compatible) && subscriptions.every((s) => s.compatible);
-    return { model_id: modelId, subject, model_version: modelVersion, compatible, changes, assignments, subscriptions };
-  }
 
   return {
     /** A version (new, or about to be assigned everywhere) against each active assignment's version of the model. */
@@ -111,7 +118,7 @@ export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
           feature_mismatches: mismatches,
         });
       }
-      const subs = (await subscriptionsTargeting(db, candidate.model_id)).map((s) => subscriptionEntry(s, contracts, []));
+      const subs = (await subscriptionsTargeting(db, candidate.model_id)).map((s) => subscriptionEntry(schemas, s, contracts, []));
       return report(candidate.model_id, 'version', candidate.version, [], entries, subs);
     },
 
@@ -135,7 +142,7 @@ export function createCompatibility(deps: { schemas: UserSchemaCompiler }) {
         changes: perKind.inference,
         feature_mismatches: [],
       }));
-      const subs = (await subscriptionsTargeting(db, modelId)).map((s) => subscriptionEntry(s, after, perKind.inference));
+      const subs = (await subscriptionsTargeting(db, modelId)).map((s) => subscriptionEntry(schemas, s, after, perKind.inference));
       return report(modelId, 'contracts', null, [...perKind.inference, ...perKind.training], entries, subs);
     },
 

@@ -1,5 +1,6 @@
 export {
   type ClosedUnfinished,
+  type CompletionDelivery,
   type JobGateway,
   type Readiness,
   WorkflowStartRefused,

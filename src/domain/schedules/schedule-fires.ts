@@ -2,18 +2,16 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { inTransaction } from '../../db/transaction';
 import { inChangeTransaction } from '../common';
-import * as models from '../../db/models.repository';
 import * as schedules from '../../db/schedules.repository';
 import * as jobsRepo from '../../db/jobs.repository';
 import { deterministicUuid } from '../../ids';
-import { ServiceError, ConflictError, RateLimitedError, UnprocessableError } from '../../errors';
-import { runRefusal, TRAINABLE_STATUSES } from '../common';
+import { ServiceError, RateLimitedError, UnprocessableError } from '../../errors';
+import { runRefusal } from '../common';
 import { requireModel, requireVersion } from '../common';
-import { recordCancellation } from '../jobs';
+import { moveToTraining, recordCancellation } from '../jobs';
 import type { JobsService } from '../jobs';
 import type { Readiness } from '../ports';
 import type { createServicesService } from '../services';
-import { webhookEvents } from '../webhooks';
 import { scheduleEvents } from './schedule-events';
 
 /** How often a fire reads its job's status while it waits for the job to end. */
@@ -35,81 +33,126 @@ function isRuleRefusal(err: unknown): err is ServiceError {
   return err instanceof ServiceError && ['not_found', 'conflict', 'unprocessable'].includes(err.code);
 }
 
-/**
- * A schedule's fires, run by its fire workflow (workflows/scheduled-job.workflow.ts): each starts one job through
- * the job path of the one-off action it repeats (its rules, `jobs.stage`, the gateway's start), exactly once per
- * (schedule, nominal time): the run row and the job row are written in one transaction, keyed by both.
- */
-export function createScheduleFires(deps: {
+type FireDeps = {
   knex: Knex;
   jobs: JobsService;
   services: Pick<ReturnType<typeof createServicesService>, 'stageRescore'>;
   /** Starts the workflows of committed job rows (a refused start marks the job failed; src/domain/job-runs.ts). */
   launch: (jobIds: string[]) => Promise<void>;
   log: Logger;
-}) {
-  const { knex, jobs } = deps;
+};
 
-  async function stage(trx: Knex.Transaction, schedule: schedules.ScheduleView, nominalTime: Date, jobId: string, ready: Readiness) {
-    const job = {
-      job_id: jobId,
-      trigger: 'schedule' as const,
-      schedule_id: schedule.schedule_id,
-      scheduled_at: nominalTime,
-      metadata: schedule.metadata,
-    };
-    if (schedule.action === 'service_inference') {
-      return deps.services.stageRescore(
-        trx,
-        { clientId: schedule.client_id!, domainId: schedule.domain_id!, serviceId: schedule.service_id! },
-        job,
-        ready,
-      );
-    }
-    const modelId = schedule.model_id!;
-    const version = schedule.model_version!;
-    const model = await requireModel(trx, modelId);
-    const input = schedule.input ?? {};
-    jobs.assertInputFits(model.handler_contracts, schedule.action, input);
-    if (schedule.action === 'training') {
-      const current = await models.lockVersion(trx, modelId, version);
-      if (!current) await requireVersion(trx, modelId, version);
-      if (!TRAINABLE_STATUSES.includes(current!.status)) {
-        throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
-      }
-      await models.setVersionStatus(trx, modelId, version, 'training');
-      await webhookEvents.versionStatusChanged(trx, modelId, version);
-    } else {
-      const row = await requireVersion(trx, modelId, version);
-      const refusal = runRefusal(version, row.status, 'direct');
-      if (refusal) throw new UnprocessableError(refusal);
-    }
-    return jobs.stage(
+/** Stages the fire's job under the rules of the one-off action it repeats, in the caller's transaction. */
+async function stageFire(
+  deps: FireDeps,
+  trx: Knex.Transaction,
+  schedule: schedules.ScheduleView,
+  nominalTime: Date,
+  jobId: string,
+  ready: Readiness,
+) {
+  const job = {
+    job_id: jobId,
+    trigger: 'schedule' as const,
+    schedule_id: schedule.schedule_id,
+    scheduled_at: nominalTime,
+    metadata: schedule.metadata,
+  };
+  if (schedule.action === 'service_inference') {
+    return deps.services.stageRescore(
       trx,
-      {
-        ...job,
-        model_id: modelId,
-        model_version: version,
-        job_type: schedule.action,
-        input,
-      },
+      { clientId: schedule.client_id!, domainId: schedule.domain_id!, serviceId: schedule.service_id! },
+      job,
       ready,
     );
   }
-
-  /** A fire decided earlier (a retried activity, a repeated backfill): its job is started again if it is still pending. */
-  async function replay(run: schedules.ScheduleRunRow): Promise<FireOutcome> {
-    if (run.outcome === 'skipped') return { outcome: 'skipped', reason: run.reason ?? '' };
-    const job = await jobsRepo.findJob(knex, run.job_id!);
-    if (job?.status === 'pending') await deps.launch([job.job_id]);
-    return { outcome: 'started', jobId: run.job_id! };
+  const modelId = schedule.model_id!;
+  const version = schedule.model_version!;
+  const model = await requireModel(trx, modelId);
+  const input = schedule.input ?? {};
+  deps.jobs.assertInputFits(model.handler_contracts, schedule.action, input);
+  if (schedule.action === 'training') {
+    await moveToTraining(trx, modelId, version);
+  } else {
+    const row = await requireVersion(trx, modelId, version);
+    const refusal = runRefusal(version, row.status, 'direct');
+    if (refusal) throw new UnprocessableError(refusal);
   }
+  return deps.jobs.stage(
+    trx,
+    {
+      ...job,
+      model_id: modelId,
+      model_version: version,
+      job_type: schedule.action,
+      input,
+    },
+    ready,
+  );
+}
+
+/** A fire decided earlier (a retried activity, a repeated backfill): its job is started again if it is still pending. */
+async function replay(deps: FireDeps, run: schedules.ScheduleRunRow): Promise<FireOutcome> {
+  if (run.outcome === 'skipped') return { outcome: 'skipped', reason: run.reason ?? '' };
+  const job = await jobsRepo.findJob(deps.knex, run.job_id!);
+  if (job?.status === 'pending') await deps.launch([job.job_id]);
+  return { outcome: 'started', jobId: run.job_id! };
+}
+
+/** Records the fire as skipped for the rule that refused it, unless it was decided meanwhile (then that decision). */
+function recordSkip(deps: FireDeps, fire: { scheduleId: string; nominalTime: Date; workflowId: string; jobId: string }, reason: string) {
+  const { scheduleId, nominalTime, workflowId, jobId } = fire;
+  return inTransaction(deps.knex, async (trx): Promise<FireOutcome> => {
+    const schedule = await schedules.findSchedule(trx, scheduleId);
+    if (!schedule) return { outcome: 'gone' };
+    const run = { schedule_id: scheduleId, nominal_time: nominalTime, workflow_id: workflowId };
+    if (!(await schedules.insertRun(trx, { ...run, outcome: 'skipped', job_id: null, reason }))) {
+      const earlier = (await schedules.findRun(trx, scheduleId, nominalTime))!;
+      return earlier.outcome === 'skipped' ? { outcome: 'skipped', reason: earlier.reason ?? '' } : { outcome: 'started', jobId };
+    }
+    await scheduleEvents.runSkipped(trx, schedule, nominalTime, reason);
+    deps.log.info({ scheduleId, nominalTime, reason }, 'scheduled fire skipped');
+    return { outcome: 'skipped', reason };
+  });
+}
+
+/**
+ * The job's status once it is final, or undefined when `waitMs` passes first. Read every 2 s (one indexed read
+ * per running scheduled job), with `beat` called between reads; stops reading once `signal` aborts.
+ */
+async function awaitFinalStatus(
+  knex: Knex,
+  jobId: string,
+  waitMs: number,
+  beat: () => void,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (signal?.aborted) return undefined;
+    const job = await jobsRepo.findJob(knex, jobId);
+    if (!job) return 'gone';
+    if (jobsRepo.TERMINAL_JOB_STATUSES.includes(job.status)) return job.status;
+    const left = deadline - Date.now();
+    if (left <= 0) return undefined;
+    beat();
+    await new Promise((r) => setTimeout(r, Math.min(left, POLL_MS)));
+  }
+}
+
+/**
+ * A schedule's fires, run by its fire workflow (workflows/scheduled-job.workflow.ts): each starts one job through
+ * the job path of the one-off action it repeats (its rules, `jobs.stage`, the gateway's start), exactly once per
+ * (schedule, nominal time): the run row and the job row are written in one transaction, keyed by both.
+ */
+export function createScheduleFires(deps: FireDeps) {
+  const { knex, jobs } = deps;
 
   return {
     /** Decides the fire at `nominalTime` once: one job started, or a skipped run with the rule that refused it. */
     async fire(scheduleId: string, nominalTime: Date, workflowId: string): Promise<FireOutcome> {
       const decided = await schedules.findRun(knex, scheduleId, nominalTime);
-      if (decided) return replay(decided);
+      if (decided) return replay(deps, decided);
       const jobId = scheduledJobId(scheduleId, nominalTime);
       let refusal: ServiceError | undefined;
       // Asked before the transaction: no Temporal call while it holds its locks.
@@ -122,47 +165,22 @@ export function createScheduleFires(deps: {
           if (!(await schedules.insertRun(trx, { ...run, outcome: 'started', job_id: jobId, reason: null }))) {
             return (await schedules.findRun(trx, scheduleId, nominalTime))!;
           }
-          await stage(trx, schedule, nominalTime, jobId, ready);
+          await stageFire(deps, trx, schedule, nominalTime, jobId, ready);
           return { outcome: 'started', jobId };
         });
-        if ('nominal_time' in outcome) return replay(outcome);
+        if ('nominal_time' in outcome) return replay(deps, outcome);
         if (outcome.outcome === 'started') await deps.launch([jobId]);
         return outcome;
       } catch (err) {
         if (!isRuleRefusal(err)) throw err;
         refusal = err;
       }
-      const reason = refusal.message;
-      return inTransaction(knex, async (trx): Promise<FireOutcome> => {
-        const schedule = await schedules.findSchedule(trx, scheduleId);
-        if (!schedule) return { outcome: 'gone' };
-        const run = { schedule_id: scheduleId, nominal_time: nominalTime, workflow_id: workflowId };
-        if (!(await schedules.insertRun(trx, { ...run, outcome: 'skipped', job_id: null, reason }))) {
-          const earlier = (await schedules.findRun(trx, scheduleId, nominalTime))!;
-          return earlier.outcome === 'skipped' ? { outcome: 'skipped', reason: earlier.reason ?? '' } : { outcome: 'started', jobId };
-        }
-        await scheduleEvents.runSkipped(trx, schedule, nominalTime, reason);
-        deps.log.info({ scheduleId, nominalTime, reason }, 'scheduled fire skipped');
-        return { outcome: 'skipped', reason };
-      });
+      return recordSkip(deps, { scheduleId, nominalTime, workflowId, jobId }, refusal.message);
     },
 
-    /**
-     * The job's status once it is final, or undefined when `waitMs` passes first. Read every 2 s (one indexed read
-     * per running scheduled job), with `beat` called between reads; stops reading once `signal` aborts.
-     */
+    /** The job's status once it is final, or undefined when `waitMs` passes first (awaitFinalStatus). */
     async awaitFinal(jobId: string, waitMs: number, beat: () => void, signal?: AbortSignal): Promise<string | undefined> {
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        if (signal?.aborted) return undefined;
-        const job = await jobsRepo.findJob(knex, jobId);
-        if (!job) return 'gone';
-        if (jobsRepo.TERMINAL_JOB_STATUSES.includes(job.status)) return job.status;
-        const left = deadline - Date.now();
-        if (left <= 0) return undefined;
-        beat();
-        await new Promise((r) => setTimeout(r, Math.min(left, POLL_MS)));
-      }
+      return awaitFinalStatus(knex, jobId, waitMs, beat, signal);
     },
 
     /**
@@ -173,7 +191,7 @@ export function createScheduleFires(deps: {
       const ready = await jobs.readiness();
       try {
         const job = await inChangeTransaction(knex, { dryRun: true }, (trx) =>
-          stage(trx, schedule, nominalTime, scheduledJobId(schedule.schedule_id, nominalTime), ready),
+          stageFire(deps, trx, schedule, nominalTime, scheduledJobId(schedule.schedule_id, nominalTime), ready),
         );
         return { job };
       } catch (err) {

@@ -13,6 +13,47 @@ export type AttemptOutcome =
   /** `refused`: the target is not allowed (e.g. it now resolves to a private address); no retry helps. */
   | { outcome: 'failed'; refused: boolean; attempt: number; error: string };
 
+/** The POST of an event, signed with every secret in force. */
+function signedRequest(url: string, eventId: string, body: string, secrets: string[], timestamp: number) {
+  return {
+    url,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'model-orchestration-webhooks/1',
+      // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
+      'webhook-id': eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, eventId, timestamp, body),
+    },
+  };
+}
+
+/** Logs the attempt and moves the delivery on (succeeded, or pending until `nextAttemptAt`), in one transaction. */
+async function recordResult(
+  knex: Knex,
+  webhookId: string,
+  attempt: { delivery_id: string; attempt: number; attempted_at: Date },
+  result: SendResult,
+  nextAttemptAt: () => Date | null,
+): Promise<void> {
+  const delivered = !result.error;
+  await inTransaction(knex, async (trx) => {
+    await repo.recordAttempt(
+      trx,
+      attempt.delivery_id,
+      {
+        ...attempt,
+        status_code: result.statusCode ?? null,
+        latency_ms: result.latencyMs,
+        error: result.error ?? null,
+      },
+      { status: delivered ? 'succeeded' : 'pending', nextAttemptAt: nextAttemptAt() },
+    );
+    if (delivered) await repo.endpointRecovered(trx, webhookId);
+  });
+}
+
 /**
  * The steps of a webhook delivery workflow, as application functions: the activities (activities/webhooks.ts)
  * call these and add only what is theirs (the retry schedule's next attempt, failure types).
@@ -63,39 +104,15 @@ export function createWebhookDeliveries(deps: {
       // retries repeat until the key is back (README, "Secrets at rest").
       const secrets = openSigningSecrets(endpoint, attemptedAt);
       const result: SendResult = Array.isArray(secrets)
-        ? await postWebhook(
-            {
-              url: endpoint.url,
-              body,
-              headers: {
-                'content-type': 'application/json',
-                'user-agent': 'model-orchestration-webhooks/1',
-                // The event id: the same on every attempt and redelivery, so receivers can deduplicate.
-                'webhook-id': event.event_id,
-                'webhook-timestamp': String(timestamp),
-                'webhook-signature': signatureHeader(secrets, event.event_id, timestamp, body),
-              },
-            },
-            { policy, timeoutMs: config.attemptTimeoutSeconds * 1000 },
-          )
+        ? await postWebhook(signedRequest(endpoint.url, event.event_id, body, secrets, timestamp), {
+            policy,
+            timeoutMs: config.attemptTimeoutSeconds * 1000,
+          })
         : { latencyMs: 0, error: `cannot sign: ${secrets.message}` };
       const delivered = !result.error;
-      await inTransaction(knex, async (trx) => {
-        await repo.recordAttempt(
-          trx,
-          deliveryId,
-          {
-            delivery_id: deliveryId,
-            attempt,
-            attempted_at: attemptedAt,
-            status_code: result.statusCode ?? null,
-            latency_ms: result.latencyMs,
-            error: result.error ?? null,
-          },
-          { status: delivered ? 'succeeded' : 'pending', nextAttemptAt: delivered || result.refused ? null : nextAttemptAt() },
-        );
-        if (delivered) await repo.endpointRecovered(trx, endpoint.webhook_id);
-      });
+      await recordResult(knex, endpoint.webhook_id, { delivery_id: deliveryId, attempt, attempted_at: attemptedAt }, result, () =>
+        delivered || result.refused ? null : nextAttemptAt(),
+      );
       if (delivered) return { outcome: 'delivered' };
       return { outcome: 'failed', refused: Boolean(result.refused), attempt, error: String(result.error) };
     },

@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
 import * as models from '../../../db/models.repository';
-import * as assignmentsRepo from '../../../db/assignments.repository';
-import { requireClient, assertClientActive, requireDomainOfActiveClient, requireService, requireVersion, requireModel } from '../../common';
+import { requireClient, assertClientActive, requireVersion, requireModel } from '../../common';
 import { runRefusal, TRAINABLE_STATUSES } from '../../common';
-import type { JobsService, JobRequestContext } from '../jobs.service';
-import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../../errors';
+import type { JobsService } from '../jobs.service';
+import type { JobRequestContext, StageJob } from '../job-staging.service';
+import { ConflictError, ForbiddenError, UnprocessableError } from '../../../errors';
 import { TERMINAL_JOB_STATUSES, type JobView } from '../../../db/jobs.repository';
 import { findServiceByUuid, lockServiceByUuid, updateService } from '../../../db/services.repository';
 import type { Principal } from '../../../auth/principal';
 import type { Schemas } from '../../../openapi/types';
 import { webhookEvents } from '../../webhooks';
 import type { FeatureRules } from '../../common';
-import { canaryRouteFor } from '../../assignments';
+import { createAssignmentRuns } from './assignment-runs';
 
 type StartBody = Schemas['JobStartRequest'];
 
@@ -54,53 +54,43 @@ export function rerunOf(original: JobView) {
   };
 }
 
+/** Moves a trainable version to `training` under its lock (409 from any other status), in the caller's transaction. */
+export async function moveToTraining(trx: Knex.Transaction, modelId: string, version: string): Promise<void> {
+  const current = await models.lockVersion(trx, modelId, version);
+  if (!current) await requireVersion(trx, modelId, version);
+  if (!TRAINABLE_STATUSES.includes(current!.status)) {
+    throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
+  }
+  await models.setVersionStatus(trx, modelId, version, 'training');
+  await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
+}
+
+/**
+ * A re-run staged under the rules of a fresh start, in the start's transaction: a training re-run moves its version
+ * to `training`; an inference re-run needs a runnable version and moves its service to `in_progress`.
+ */
+async function stageRerun(trx: Knex.Transaction, stage: StageJob, original: JobView, job: ReturnType<typeof rerunOf>) {
+  if (original.job_type === 'training') {
+    await moveToTraining(trx, original.model_id, original.model_version);
+  } else {
+    const version = await requireVersion(trx, original.model_id, original.model_version);
+    const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
+    if (refusal) throw new UnprocessableError(refusal);
+    if (original.service_uuid) {
+      await lockServiceByUuid(trx, original.service_uuid);
+      const service = await findServiceByUuid(trx, original.service_uuid);
+      if (!service || service.status === 'not_found') {
+        throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
+      }
+      if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
+    }
+  }
+  return stage(job);
+}
+
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
 export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
   const { knex, jobs } = deps;
-
-  async function runAssignment(
-    assignment: assignmentsRepo.AssignmentRow,
-    where: { clientId: string; domainUuid: string; serviceUuid?: string },
-    body: StartBody,
-    ctx: JobRequestContext,
-  ) {
-    const version = await models.findVersion(knex, assignment.model_id, assignment.model_version);
-    const refusal = version
-      ? runRefusal(`${assignment.model_id}@${assignment.model_version}`, version.status, 'assigned')
-      : `assigned version ${assignment.model_id}@${assignment.model_version} does not exist`;
-    if (refusal) throw new UnprocessableError(refusal);
-    const model = await requireModel(knex, assignment.model_id);
-    const input = body.input ?? {};
-    jobs.assertInputFits(model.handler_contracts, 'inference', input);
-    return jobs.start(ctx, (_trx, stage) =>
-      stage({
-        model_id: assignment.model_id,
-        model_version: assignment.model_version,
-        job_type: 'inference',
-        trigger: 'assignment',
-        assignment_id: assignment.assignment_id,
-        client_id: where.clientId,
-        domain_uuid: where.domainUuid,
-        service_uuid: where.serviceUuid ?? null,
-        input,
-        metadata: { ...body.metadata, assignment_key: assignment.assignment_key, settings: assignment.settings, role: assignment.role },
-        priority: body.priority,
-      }),
-    );
-  }
-
-  /** The first scope's active assignment under the key; 422 when only archived revisions exist, 404 when none. */
-  async function findRunnable(scopes: assignmentsRepo.Scope[], key: string) {
-    for (const scope of scopes) {
-      const row = await assignmentsRepo.findActive(knex, scope, key);
-      if (row) return row;
-    }
-    for (const scope of scopes) {
-      if (await assignmentsRepo.hasRevisions(knex, scope, key))
-        throw new UnprocessableError(`assignment ${key} is archived and launches no jobs`);
-    }
-    throw new NotFoundError(`no assignment under key ${key}`);
-  }
 
   return {
     /**
@@ -116,32 +106,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const model = await requireModel(knex, original.model_id);
       const job = rerunOf(original);
       jobs.assertInputFits(model.handler_contracts, original.job_type, job.input);
-      return jobs.start(ctx, async (trx, stage) => {
-        if (original.job_type === 'training') {
-          const current = await models.lockVersion(trx, original.model_id, original.model_version);
-          if (!current) await requireVersion(trx, original.model_id, original.model_version);
-          if (!TRAINABLE_STATUSES.includes(current!.status)) {
-            throw new ConflictError(
-              `version ${original.model_version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`,
-            );
-          }
-          await models.setVersionStatus(trx, original.model_id, original.model_version, 'training');
-          await webhookEvents.versionStatusChanged(trx, original.model_id, original.model_version);
-        } else {
-          const version = await requireVersion(trx, original.model_id, original.model_version);
-          const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
-          if (refusal) throw new UnprocessableError(refusal);
-          if (original.service_uuid) {
-            await lockServiceByUuid(trx, original.service_uuid);
-            const service = await findServiceByUuid(trx, original.service_uuid);
-            if (!service || service.status === 'not_found') {
-              throw new UnprocessableError(`the job's service is ${service ? 'not_found' : 'gone'}; initialize it again`);
-            }
-            if (service.status !== 'in_progress') await updateService(trx, original.service_uuid, { status: 'in_progress' });
-          }
-        }
-        return stage(job);
-      });
+      return jobs.start(ctx, (trx, stage) => stageRerun(trx, stage, original, job));
     },
 
     /** Moves the version to `training` and starts the training job, in one transaction. */
@@ -150,13 +115,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'training', input);
       return jobs.start(ctx, async (trx, stage) => {
-        const current = await models.lockVersion(trx, modelId, version);
-        if (!current) await requireVersion(trx, modelId, version);
-        if (!TRAINABLE_STATUSES.includes(current!.status)) {
-          throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
-        }
-        await models.setVersionStatus(trx, modelId, version, 'training');
-        await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
+        await moveToTraining(trx, modelId, version);
         return stage({
           model_id: modelId,
           model_version: version,
@@ -200,34 +159,6 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       });
     },
 
-    async runDomainAssignment(clientId: string, domainId: string, key: string, body: StartBody, ctx: JobRequestContext) {
-      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
-      const scope = { domainUuid: domain.domain_uuid, domainId };
-      const assignment = await findRunnable([scope], key);
-      return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid }, body, ctx);
-    },
-
-    /** Runs the service's effective assignment under the key: its own, else the domain's. */
-    async runServiceAssignment(
-      clientId: string,
-      domainId: string,
-      serviceId: string,
-      key: string,
-      body: StartBody,
-      ctx: JobRequestContext,
-    ) {
-      const domain = await requireDomainOfActiveClient(knex, clientId, domainId);
-      const service = await requireService(knex, domain, serviceId);
-      const effective = await findRunnable(
-        [
-          { domainUuid: domain.domain_uuid, domainId, serviceUuid: service.service_uuid, serviceId },
-          { domainUuid: domain.domain_uuid, domainId },
-        ],
-        key,
-      );
-      // A service in the share of a canary challenging the domain's key runs the candidate (docs/progressive-delivery.md).
-      const assignment = (await canaryRouteFor(knex, deps.rules, effective, serviceId))?.assignment ?? effective;
-      return runAssignment(assignment, { clientId, domainUuid: domain.domain_uuid, serviceUuid: service.service_uuid }, body, ctx);
-    },
+    ...createAssignmentRuns(deps),
   };
 }

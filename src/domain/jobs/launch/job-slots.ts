@@ -16,13 +16,75 @@ const RELEASE_CONCURRENCY = 8;
 const RELEASE_QUANTUM = 4;
 
 /**
+ * Inside the tenant's lock: the written candidates its cap and share leave room for, in priority and then age order;
+ * the rest are held with the reason.
+ */
+async function admitTenant(
+  deps: Pick<SlotsDeps, 'metrics' | 'perTenantMetrics'>,
+  trx: Db,
+  tenant: { clientId: string; limits: TenantLimits; capacity: number },
+  candidates: repo.JobView[],
+): Promise<repo.JobView[]> {
+  const { clientId, limits, capacity } = tenant;
+  await repo.lockTenantSlots(trx, clientId);
+  // The candidates are counted among the active jobs: the others are what the cap and share leave room beside.
+  const counts = await activeJobCounts(trx, clientId);
+  const before = { ...counts, mine: counts.mine - candidates.length, total: counts.total - candidates.length };
+  const free = roomFor(clientId, limits, capacity, before).room;
+  const ordered = [...candidates].sort((a, b) => a.priority - b.priority || a.created_at.getTime() - b.created_at.getTime());
+  const held = ordered.slice(free);
+  const full = {
+    ...before,
+    mine: before.mine + Math.min(free, ordered.length),
+    total: before.total + Math.min(free, ordered.length),
+  };
+  await repo.holdJobs(
+    trx,
+    held.map((j) => j.job_id),
+    roomFor(clientId, limits, capacity, full).reason ?? 'the job starts when its tenant has room',
+  );
+  for (const job of held) deps.metrics?.jobQueued(job.trigger, tenantClass(clientId, job.tenant_limits, deps.perTenantMetrics));
+  return ordered.slice(0, free);
+}
+
+/** The written jobs still to start: those of no tenant, and the others by tenant. */
+function byTenantOf(jobs: repo.JobView[]): { startable: repo.JobView[]; byTenant: Map<string, repo.JobView[]> } {
+  const startable: repo.JobView[] = [];
+  const byTenant = new Map<string, repo.JobView[]>();
+  for (const job of jobs) {
+    if (job.status !== 'pending' || job.queued_reason) continue;
+    if (!job.client_id) startable.push(job);
+    else byTenant.set(job.client_id, [...(byTenant.get(job.client_id) ?? []), job]);
+  }
+  return { startable, byTenant };
+}
+
+/** The tenant's limits: its own overrides over the defaults. */
+async function tenantLimits(defaults: LimitDefaults, db: Db, clientId: string): Promise<TenantLimits> {
+  return effectiveLimits(defaults, (await findClient(db, clientId))?.limits);
+}
+
+/** Whether a tenant's jobs are counted at all: an explicit cap or fair shares. */
+function isCounted(limits: TenantLimits, capacity: number): boolean {
+  return limits.max_running_jobs !== null || capacity > 0;
+}
+
+/** Tenants in turn from the one after `lastServed` (all of them, in order, when none was served yet). */
+function turnAfter(tenants: string[], lastServed: string | undefined): string[] {
+  const from = lastServed === undefined ? 0 : tenants.findIndex((t) => t > lastServed);
+  return from < 0 ? tenants : [...tenants.slice(from), ...tenants.slice(0, from)];
+}
+
+type SlotsDeps = StarterDeps & { defaults: LimitDefaults; perTenantMetrics?: boolean };
+
+/**
  * A tenant's running-job cap and its fair share of the workers (docs/fairness.md, "Concurrency caps" and "Jobs: fair
  * shares"): a job past either is written `pending` with a `queued_reason` and not started; when jobs finish, held jobs
  * start in weighted round robin across tenants, each tenant's highest priority first, then oldest. Every decision
  * about one tenant's slots takes the tenant's lock (an advisory lock held to the end of the transaction), so a start
  * and a release never both take the tenant's last free slot.
  */
-export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; perTenantMetrics?: boolean }) {
+export function createJobSlots(deps: SlotsDeps) {
   const { knex, metrics } = deps;
   const start = jobStarter(deps);
   const starts = new FairStarts(RELEASE_CONCURRENCY);
@@ -30,12 +92,8 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
   /** The tenant served last by a release round: the next round starts after it. */
   let lastServed: string | undefined;
 
-  async function limitsOf(db: Db, clientId: string): Promise<TenantLimits> {
-    return effectiveLimits(deps.defaults, (await findClient(db, clientId))?.limits);
-  }
-
-  /** Whether a tenant's jobs are counted at all: an explicit cap or fair shares. */
-  const counted = (limits: TenantLimits) => limits.max_running_jobs !== null || capacity > 0;
+  const limitsOf = (db: Db, clientId: string) => tenantLimits(deps.defaults, db, clientId);
+  const counted = (limits: TenantLimits) => isCounted(limits, capacity);
 
   /** Starts up to `most` of the tenant's held jobs, as many as its cap and share leave room for; answers how many. */
   async function release(clientId: string, most = 1000): Promise<number> {
@@ -68,13 +126,7 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
      * the rest are held. A cascade counts against the tenant of its source job, whose finish freed a slot.
      */
     async admitWritten(jobs: repo.JobView[]): Promise<repo.JobView[]> {
-      const startable: repo.JobView[] = [];
-      const byTenant = new Map<string, repo.JobView[]>();
-      for (const job of jobs) {
-        if (job.status !== 'pending' || job.queued_reason) continue;
-        if (!job.client_id) startable.push(job);
-        else byTenant.set(job.client_id, [...(byTenant.get(job.client_id) ?? []), job]);
-      }
+      const { startable, byTenant } = byTenantOf(jobs);
       for (const [clientId, candidates] of byTenant) {
         // With no cap and shares off, cascade jobs start without a transaction or a lock.
         const limits = await limitsOf(knex, clientId);
@@ -82,27 +134,7 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
           startable.push(...candidates);
           continue;
         }
-        const admitted = await inTransaction(knex, async (trx) => {
-          await repo.lockTenantSlots(trx, clientId);
-          // The candidates are counted among the active jobs: the others are what the cap and share leave room beside.
-          const counts = await activeJobCounts(trx, clientId);
-          const before = { ...counts, mine: counts.mine - candidates.length, total: counts.total - candidates.length };
-          const free = roomFor(clientId, limits, capacity, before).room;
-          const ordered = [...candidates].sort((a, b) => a.priority - b.priority || a.created_at.getTime() - b.created_at.getTime());
-          const held = ordered.slice(free);
-          const full = {
-            ...before,
-            mine: before.mine + Math.min(free, ordered.length),
-            total: before.total + Math.min(free, ordered.length),
-          };
-          await repo.holdJobs(
-            trx,
-            held.map((j) => j.job_id),
-            roomFor(clientId, limits, capacity, full).reason ?? 'the job starts when its tenant has room',
-          );
-          for (const job of held) metrics?.jobQueued(job.trigger, tenantClass(clientId, job.tenant_limits, deps.perTenantMetrics));
-          return ordered.slice(0, free);
-        });
+        const admitted = await inTransaction(knex, (trx) => admitTenant(deps, trx, { clientId, limits, capacity }, candidates));
         startable.push(...admitted);
       }
       return startable;
@@ -115,8 +147,7 @@ export function createJobSlots(deps: StarterDeps & { defaults: LimitDefaults; pe
      */
     async releaseAll(): Promise<number> {
       const tenants = (await repo.tenantsWithHeldJobs(knex)).filter((t): t is string => t !== null).sort();
-      const from = lastServed === undefined ? 0 : tenants.findIndex((t) => t > lastServed!);
-      let turn = from < 0 ? tenants : [...tenants.slice(from), ...tenants.slice(0, from)];
+      let turn = turnAfter(tenants, lastServed);
       let n = 0;
       while (turn.length > 0) {
         const next: string[] = [];

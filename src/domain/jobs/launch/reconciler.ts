@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { findJobs, staleOrphans, TERMINAL_JOB_STATUSES, type OrphanCursor } from '../../../db/jobs.repository';
+import { findJobs, staleOrphans, TERMINAL_JOB_STATUSES, type JobView, type OrphanCursor } from '../../../db/jobs.repository';
 import { markWorkflowClosed } from '../run/job-outcomes';
-import { jobStarter } from './job-starter';
+import { jobStarter, type StartOutcome } from './job-starter';
 import { UserSchemaCompiler } from '../../common';
 import type { ServiceMetrics } from '../../../observability/metrics';
 import type { JobGateway } from '../../ports';
@@ -16,13 +16,7 @@ const CLOSED_LOOKBACK_MS = 72 * 3600 * 1000;
 /** Later passes look back to the previous pass's start, less this, for visibility that lags the close. */
 const CLOSED_OVERLAP_MS = 5 * 60 * 1000;
 
-/**
- * Keeps job rows and their workflows together where a crash parted them. Job rows are committed before their
- * workflow starts; if the API dies in between, the row stays `pending`: every such row's workflow is started
- * (starting is idempotent by workflow id). An outcome recorded from a completion update that Temporal lost (docs/temporal.md,
- * "Completions Temporal lost") is reported to the workflow again, every `redeliverEveryMs`.
- */
-export function startReconciler(deps: {
+type ReconcilerDeps = {
   knex: Knex;
   gateway: JobGateway;
   log: Logger;
@@ -32,12 +26,11 @@ export function startReconciler(deps: {
   redeliverEveryMs?: number;
   redeliverAfterSeconds?: number;
   closedEveryMs?: number;
-}) {
-  // The API's start: a row Temporal refuses for good is marked failed, a transient failure leaves it for the next
-  // pass; neither stops the pass, so one bad row cannot keep every later one from starting.
-  const schemas = new UserSchemaCompiler();
-  const start = jobStarter({ ...deps, schemas });
-  const pass = async () => {
+};
+
+/** A pass over pending rows past the grace period: each one's workflow is started. */
+function orphanPass(deps: ReconcilerDeps, start: (job: JobView) => Promise<StartOutcome>): () => Promise<void> {
+  return async () => {
     try {
       // Rows pile up while Temporal is away (the API accepts jobs on a readiness answer up to a minute old): a pass
       // starts all of them, a batch at a time, rather than one batch every `everyMs`.
@@ -58,17 +51,15 @@ export function startReconciler(deps: {
       deps.log.warn({ err }, 'reconciler pass failed');
     }
   };
-  const redeliver = async () => {
-    try {
-      await redeliverUnconfirmed({ ...deps, afterSeconds: deps.redeliverAfterSeconds });
-    } catch (err) {
-      deps.log.warn({ err }, 'reconciler pass over unconfirmed outcomes failed');
-    }
-  };
-  // A workflow that closed without recording its outcome leaves its row pending or running, holding its service and
-  // its tenant's running-job slot: such rows are failed, naming how the workflow closed.
+}
+
+/**
+ * A pass over workflows that closed without recording their outcome: such a workflow leaves its row pending or
+ * running, holding its service and its tenant's running-job slot, so the row is failed, naming how it closed.
+ */
+function closedPass(deps: ReconcilerDeps, schemas: UserSchemaCompiler): () => Promise<void> {
   let closedAfter = new Date(Date.now() - CLOSED_LOOKBACK_MS);
-  const finishClosed = async () => {
+  return async () => {
     try {
       const since = new Date();
       const closed = await deps.gateway.closedUnfinished(closedAfter);
@@ -91,6 +82,28 @@ export function startReconciler(deps: {
       deps.log.warn({ err }, 'reconciler pass over closed workflows failed');
     }
   };
+}
+
+/**
+ * Keeps job rows and their workflows together where a crash parted them. Job rows are committed before their
+ * workflow starts; if the API dies in between, the row stays `pending`: every such row's workflow is started
+ * (starting is idempotent by workflow id). An outcome recorded from a completion update that Temporal lost (docs/temporal.md,
+ * "Completions Temporal lost") is reported to the workflow again, every `redeliverEveryMs`.
+ */
+export function startReconciler(deps: ReconcilerDeps) {
+  // The API's start: a row Temporal refuses for good is marked failed, a transient failure leaves it for the next
+  // pass; neither stops the pass, so one bad row cannot keep every later one from starting.
+  const schemas = new UserSchemaCompiler();
+  const start = jobStarter({ ...deps, schemas });
+  const pass = orphanPass(deps, start);
+  const redeliver = async () => {
+    try {
+      await redeliverUnconfirmed({ ...deps, afterSeconds: deps.redeliverAfterSeconds });
+    } catch (err) {
+      deps.log.warn({ err }, 'reconciler pass over unconfirmed outcomes failed');
+    }
+  };
+  const finishClosed = closedPass(deps, schemas);
   const stops = [
     every(deps.everyMs ?? 15000, 1000, pass),
     every(deps.redeliverEveryMs ?? 5000, deps.redeliverEveryMs ?? 5000, redeliver),
