@@ -57,6 +57,16 @@ const layers = [
     'top-level modules of src/ are leaves every layer imports',
   ],
   [
+    // Every layer reads its settings from here; the parsers of their own variables it calls are infrastructure.
+    'src/config/**',
+    [
+      ...['**/domain/**', '**/db/**', '**/http/**', '**/routes/**', '**/auth/**', '**/dev/**', '**/activities/**'],
+      ...['**/observability/**', '**/openapi/**', '**/composition/**', '@temporalio/*'],
+      ...['**/temporal/*', '!**/temporal/connection-settings'],
+    ],
+    'the configuration is a leaf every layer imports: the types of the settings live in it, not above it',
+  ],
+  [
     'src/dev/**',
     ['**/domain/**', '**/routes/**', '**/activities/**'],
     'the dev runner and its servers start the service through its composition, as a process does',
