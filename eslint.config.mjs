@@ -146,15 +146,8 @@ export default tseslint.config(
     },
   },
   {
-    // knex query builders are untyped without table typings (knex/types/tables), so their results are `any` until a
-    // repository function's signature types them (`Promise<ClientRow>`); typing the tables is the next step.
     files: ['src/db/**'],
     rules: {
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
       // knex builders are thenables, so a `where((q) => q.where(...))` callback looks like a misused promise.
       '@typescript-eslint/no-misused-promises': 'off',
     },

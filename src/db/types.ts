@@ -14,3 +14,11 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (!constraint || e.constraint === constraint);
 }
+
+/** What a write may give a column: its own type, JSON text for a jsonb column, or SQL such as `db.fn.now()`. */
+type Writable<Row> = { [K in keyof Row]?: Row[K] | string | null | Knex.Raw };
+
+/** The rows of `name` as `Row`: knex then types what a query answers (`first()`, `returning('*')`). */
+export function table<Row extends object>(db: Db, name: string) {
+  return db<Knex.CompositeTableType<Row, Writable<Row>, Writable<Row>>>(name);
+}
