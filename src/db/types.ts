@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type pg from 'pg';
 
 /** A connection or a transaction: repositories work inside either. */
 export type Db = Knex | Knex.Transaction;
@@ -21,4 +22,10 @@ type Writable<Row> = { [K in keyof Row]?: Row[K] | string | null | Knex.Raw };
 /** The rows of `name` as `Row`: knex then types what a query answers (`first()`, `returning('*')`). */
 export function table<Row extends object>(db: Db, name: string) {
   return db<Knex.CompositeTableType<Row, Writable<Row>, Writable<Row>>>(name);
+}
+
+/** The settings of `knex`'s connections, for a connection of its own apart from the pool (a lock, a LISTEN). */
+export function ownConnectionConfig(knex: Knex): pg.ClientConfig {
+  const connection = (knex.client as { config: { connection: string | pg.ClientConfig } }).config.connection;
+  return typeof connection === 'string' ? { connectionString: connection } : connection;
 }
