@@ -1,4 +1,4 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 function format(bytes: Buffer): string {
   const hex = bytes.toString('hex');
@@ -6,13 +6,7 @@ function format(bytes: Buffer): string {
 }
 
 /** RFC 9562 UUIDv7: time-ordered, so ids sort by creation. */
-export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  return format(bytes);
-}
+export { v7 as uuidv7 } from 'uuid';
 
 /**
  * RFC 9562 UUIDv8 derived from names: the first 16 bytes of the SHA-256 of the parts' UTF-8 joined by one 0x00 byte,

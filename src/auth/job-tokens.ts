@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify, decodeProtectedHeader, errors } from 'jose';
-import { ConfigError, commaSeparated } from '../env-values';
+import type { JobTokenKey } from '../config';
 import { UnauthenticatedError } from '../errors';
 
 /**
@@ -10,28 +10,6 @@ import { UnauthenticatedError } from '../errors';
 export const JOB_TOKEN_TYPE = 'mos-job+jwt';
 const ISSUER = 'model-orchestration-service';
 const AUDIENCE = 'mos:complete_job';
-const MIN_SECRET_BYTES = 32;
-
-export interface JobTokenKey {
-  kid: string;
-  secret: Uint8Array;
-}
-
-/** JOB_TOKEN_KEYS: `kid:base64secret` entries, comma-separated; the first signs, every one verifies (rotation). */
-export function parseJobTokenKeys(raw: string | undefined): JobTokenKey[] {
-  return commaSeparated(raw).map((entry) => {
-    const at = entry.indexOf(':');
-    const kid = entry.slice(0, at);
-    const secret = Buffer.from(entry.slice(at + 1), 'base64');
-    if (at < 1 || !/^[A-Za-z0-9._-]{1,64}$/.test(kid)) {
-      throw new ConfigError('JOB_TOKEN_KEYS must list kid:base64-secret entries (kid: letters, digits, . _ -)');
-    }
-    if (secret.length < MIN_SECRET_BYTES) {
-      throw new ConfigError(`JOB_TOKEN_KEYS: the secret of key ${kid} must hold at least ${MIN_SECRET_BYTES} bytes (base64)`);
-    }
-    return { kid, secret: new Uint8Array(secret) };
-  });
-}
 
 /** Whether a bearer token is a job token (its header says so), to route it to this verifier and no other. */
 export function isJobToken(token: string): boolean {

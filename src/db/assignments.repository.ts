@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Db } from './types';
+import { Db, table } from './types';
 import { paginate, paginateByKey } from './pagination';
 import { PageRequest, Page } from '../paging';
 import type { FeatureDefinition } from '../shapes';
+
+const assignments = (db: Db) => table<AssignmentRow>(db, 'assignments');
 
 export interface AssignmentRow {
   assignment_id: string;
@@ -37,7 +39,7 @@ export interface Scope {
 }
 
 function inScope(db: Db, scope: Scope) {
-  const q = db('assignments').where({ domain_uuid: scope.domainUuid });
+  const q = assignments(db).where({ domain_uuid: scope.domainUuid });
   return scope.serviceUuid ? q.where({ service_uuid: scope.serviceUuid }) : q.whereNull('service_uuid');
 }
 
@@ -54,7 +56,7 @@ export async function shareLockActiveWithFreeze(
   domainUuid: string,
   key: string,
 ): Promise<(AssignmentRow & { version_features: FeatureDefinition[] }) | undefined> {
-  return db('assignments')
+  return assignments(db)
     .join('domains', 'domains.domain_uuid', 'assignments.domain_uuid')
     .join('model_versions', function () {
       this.on('model_versions.model_id', 'assignments.model_id').andOn('model_versions.version', 'assignments.model_version');
@@ -79,7 +81,7 @@ export type NewRevision = Pick<
 
 export async function insertRevision(db: Db, scope: Scope, r: NewRevision, actor: string | null = null): Promise<AssignmentRow> {
   // now() is the transaction's start: the revision it replaces was archived at this very instant.
-  const [row] = await db('assignments')
+  const [row] = await assignments(db)
     .insert({
       assignment_id: randomUUID(),
       domain_uuid: scope.domainUuid,
@@ -105,7 +107,7 @@ export async function listAssignments(db: Db, scope: Scope, page: PageRequest, s
 /** Active assignments of the service and of its domain; the service's override the domain's key by key. */
 /** The active assignment per key, the service's own before the domain's; a page ordered by key. */
 export async function effectiveAssignments(db: Db, scope: Required<Scope>, page: PageRequest): Promise<Page<AssignmentRow>> {
-  const perKey = db('assignments')
+  const perKey = assignments(db)
     .distinctOn('assignment_key')
     .where({ domain_uuid: scope.domainUuid, status: 'active' })
     .andWhere((q) => q.whereNull('service_uuid').orWhere({ service_uuid: scope.serviceUuid }))
@@ -115,7 +117,7 @@ export async function effectiveAssignments(db: Db, scope: Required<Scope>, page:
 
 /** Per key, the revision in force at `at`: the service's own before the domain's; a page ordered by key. */
 export async function effectiveAssignmentsAt(db: Db, scope: Required<Scope>, at: Date, page: PageRequest): Promise<Page<AssignmentRow>> {
-  const perKey = db('assignments')
+  const perKey = assignments(db)
     .distinctOn('assignment_key')
     .where({ domain_uuid: scope.domainUuid })
     .andWhere((q) => q.whereNull('service_uuid').orWhere({ service_uuid: scope.serviceUuid }))

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Db } from './types';
+import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { LimitsOverride } from '../shapes';
@@ -15,8 +15,10 @@ export interface ClientRow {
   updated_at: Date;
 }
 
+const clients = (db: Db) => table<ClientRow>(db, 'clients');
+
 export async function findClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
-  return db('clients').where({ client_id: clientId }).first();
+  return clients(db).where({ client_id: clientId }).first();
 }
 
 /**
@@ -30,7 +32,7 @@ export async function upsertClient(
   limits?: LimitsOverride | null,
 ): Promise<{ row: ClientRow; created: boolean }> {
   const newLimits = limits ? JSON.stringify(limits) : null;
-  const rows = await db.raw(
+  const rows = await db.raw<{ rows: (ClientRow & { created: boolean })[] }>(
     `INSERT INTO clients (client_id, client_uuid, name, limits) VALUES (?, ?, ?, ?::jsonb)
      ON CONFLICT (client_id) DO UPDATE SET name = COALESCE(?, clients.name),
        limits = CASE WHEN ? THEN clients.limits ELSE EXCLUDED.limits END, updated_at = now()
@@ -42,7 +44,7 @@ export async function upsertClient(
 }
 
 export async function setClientStatus(db: Db, clientId: string, status: string): Promise<ClientRow | undefined> {
-  const [row] = await db('clients').where({ client_id: clientId }).update({ status, updated_at: db.fn.now() }).returning('*');
+  const [row] = await clients(db).where({ client_id: clientId }).update({ status, updated_at: db.fn.now() }).returning('*');
   return row;
 }
 

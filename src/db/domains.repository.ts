@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Db } from './types';
+import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { FeatureDefinition } from '../shapes';
+
+const domains = (db: Db) => table<DomainRow>(db, 'domains');
 
 export interface DomainRow {
   domain_uuid: string;
@@ -14,7 +16,7 @@ export interface DomainRow {
 }
 
 export async function findDomain(db: Db, clientId: string, domainId: string): Promise<DomainRow | undefined> {
-  return db('domains').where({ client_id: clientId, domain_id: domainId }).first();
+  return domains(db).where({ client_id: clientId, domain_id: domainId }).first();
 }
 
 /** The domain with its client's status, in one statement: the first read of a domain-scoped job start. */
@@ -23,7 +25,7 @@ export async function findDomainWithClientStatus(
   clientId: string,
   domainId: string,
 ): Promise<(DomainRow & { client_status: 'active' | 'suspended' }) | undefined> {
-  return db('domains')
+  return domains(db)
     .join('clients', 'clients.client_id', 'domains.client_id')
     .where({ 'domains.client_id': clientId, 'domains.domain_id': domainId })
     .first('domains.*', 'clients.status as client_status');
@@ -31,27 +33,27 @@ export async function findDomainWithClientStatus(
 
 /** Locks the domain row so assignment and feature changes of one domain serialize. */
 export async function lockDomain(db: Db, domainUuid: string): Promise<DomainRow | undefined> {
-  return db('domains').where({ domain_uuid: domainUuid }).forUpdate().first();
+  return domains(db).where({ domain_uuid: domainUuid }).forUpdate().first();
 }
 
 export async function insertDomain(db: Db, clientId: string, domainId: string): Promise<DomainRow> {
-  const [row] = await db('domains').insert({ domain_uuid: randomUUID(), client_id: clientId, domain_id: domainId }).returning('*');
+  const [row] = await domains(db).insert({ domain_uuid: randomUUID(), client_id: clientId, domain_id: domainId }).returning('*');
   return row;
 }
 
 export async function setDomainStatus(db: Db, domainUuid: string, status: string): Promise<DomainRow> {
-  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ status, updated_at: db.fn.now() }).returning('*');
+  const [row] = await domains(db).where({ domain_uuid: domainUuid }).update({ status, updated_at: db.fn.now() }).returning('*');
   return row;
 }
 
 export async function touchDomain(db: Db, domainUuid: string): Promise<DomainRow> {
-  const [row] = await db('domains').where({ domain_uuid: domainUuid }).update({ updated_at: db.fn.now() }).returning('*');
+  const [row] = await domains(db).where({ domain_uuid: domainUuid }).update({ updated_at: db.fn.now() }).returning('*');
   return row;
 }
 
 export async function listDomains(db: Db, clientId: string, page: PageRequest, status?: string) {
-  const q = db('domains').where({ client_id: clientId });
-  if (status) q.where({ status });
+  const q = domains(db).where({ client_id: clientId });
+  if (status) q.where('status', status);
   return paginate<DomainRow>(q, page, 'domain_uuid', 'domains');
 }
 

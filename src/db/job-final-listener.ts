@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { ownConnectionConfig } from './types';
 
 /** The channel the `model_jobs_notify_final` trigger notifies, with the job id, when a job reaches a final status. */
 export const JOB_FINAL_CHANNEL = 'model_job_final';
@@ -17,6 +18,56 @@ export interface JobFinalListener {
   close(): Promise<void>;
 }
 
+/** A connection of its own that LISTENs on the final-status channel and says which job each notification names. */
+async function openListener(
+  knex: Knex,
+  on: { notified(jobId: string): void; lost(err: Error, connection: pg.Client): void },
+): Promise<pg.Client> {
+  const c = new pg.Client(ownConnectionConfig(knex));
+  c.on('notification', (msg) => {
+    if (msg.channel === JOB_FINAL_CHANNEL && msg.payload) on.notified(msg.payload);
+  });
+  // Told with the connection itself: an error may come before the connect returns it.
+  c.on('error', (err) => on.lost(err, c));
+  await c.connect();
+  await c.query(`LISTEN ${JOB_FINAL_CHANNEL}`);
+  return c;
+}
+
+/** Sleeps until the waker handed to `arm` is called or `ms` pass; then takes the waker back. */
+async function sleepUntilWoken(ms: number, arm: (wake: (() => void) | undefined) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve) => {
+    arm(resolve);
+    timer = setTimeout(resolve, ms);
+  });
+  clearTimeout(timer);
+  arm(undefined);
+}
+
+function wakeAll(waiters: Map<string, Set<() => void>>): void {
+  for (const set of waiters.values()) for (const wake of set) wake();
+}
+
+/** Adds `wake` to the waiters of `jobId`; answers its removal. */
+function enlist(waiters: Map<string, Set<() => void>>, jobId: string, wake: () => void): () => void {
+  const set = waiters.get(jobId) ?? new Set();
+  set.add(wake);
+  waiters.set(jobId, set);
+  return () => {
+    set.delete(wake);
+    if (set.size === 0 && waiters.get(jobId) === set) waiters.delete(jobId);
+  };
+}
+
+/** Counts one more held wait on `jobId`; answers the count's release. */
+function countHeld(holding: Map<string, number>, jobId: string): () => void {
+  holding.set(jobId, (holding.get(jobId) ?? 0) + 1);
+  return () => {
+    if (holding.set(jobId, holding.get(jobId)! - 1).get(jobId) === 0) holding.delete(jobId);
+  };
+}
+
 /**
  * One connection per process that LISTENs for final job statuses and wakes the requests waiting on those jobs
  * (`GET ...?wait=`): no request polls Postgres. Connects on the first wait; reconnects after a lost connection.
@@ -28,30 +79,20 @@ export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListene
   let connecting: Promise<void> | undefined;
   let closed = false;
 
-  function wakeAll() {
-    for (const set of waiters.values()) for (const wake of set) wake();
-  }
-
   async function connect(): Promise<void> {
-    const connection = (knex.client as { config: { connection: string | pg.ClientConfig } }).config.connection;
-    const c = new pg.Client(typeof connection === 'string' ? { connectionString: connection } : connection);
-    c.on('notification', (msg) => {
-      if (msg.channel !== JOB_FINAL_CHANNEL || !msg.payload) return;
-      for (const wake of waiters.get(msg.payload) ?? []) wake();
+    const c = await openListener(knex, {
+      notified: (jobId) => {
+        for (const wake of waiters.get(jobId) ?? []) wake();
+      },
+      lost: (err, lostClient) => {
+        log.warn({ err }, 'job final-status listener lost its connection; reconnecting on the next wait');
+        if (client === lostClient) client = undefined;
+        lostClient.end().catch(() => undefined);
+        wakeAll(waiters); // waiters read the row again, then wait on the next connection
+      },
     });
-    c.on('error', (err) => {
-      log.warn({ err }, 'job final-status listener lost its connection; reconnecting on the next wait');
-      if (client === c) client = undefined;
-      c.end().catch(() => undefined);
-      wakeAll(); // waiters read the row again, then wait on the next connection
-    });
-    await c.connect();
-    await c.query(`LISTEN ${JOB_FINAL_CHANNEL}`);
-    if (closed) {
-      await c.end();
-      return;
-    }
-    client = c;
+    if (closed) await c.end();
+    else client = c;
   }
 
   function ensureConnected(): Promise<void> {
@@ -71,9 +112,7 @@ export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListene
         signalled = true;
         signal?.();
       };
-      const set = waiters.get(jobId) ?? new Set();
-      set.add(wake);
-      waiters.set(jobId, set);
+      const leave = enlist(waiters, jobId, wake);
       try {
         try {
           await ensureConnected();
@@ -88,21 +127,14 @@ export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListene
           const left = deadline - Date.now();
           if (left <= 0 || closed) return false;
           if (!signalled) {
-            let timer: NodeJS.Timeout | undefined;
-            holding.set(jobId, (holding.get(jobId) ?? 0) + 1);
-            await new Promise<void>((resolve) => {
-              signal = resolve;
-              timer = setTimeout(resolve, left);
-            });
-            clearTimeout(timer);
-            if (holding.set(jobId, holding.get(jobId)! - 1).get(jobId) === 0) holding.delete(jobId);
-            signal = undefined;
+            const release = countHeld(holding, jobId);
+            await sleepUntilWoken(left, (resolve) => (signal = resolve));
+            release();
           }
           await ensureConnected().catch(() => undefined);
         }
       } finally {
-        set.delete(wake);
-        if (set.size === 0 && waiters.get(jobId) === set) waiters.delete(jobId);
+        leave();
       }
     },
     held(jobId) {
@@ -111,7 +143,7 @@ export function createJobFinalListener(knex: Knex, log: Logger): JobFinalListene
     async close() {
       closed = true;
       await connecting?.catch(() => undefined);
-      wakeAll();
+      wakeAll(waiters);
       const c = client;
       client = undefined;
       await c?.end();

@@ -1,4 +1,4 @@
-import { Db } from './types';
+import { Db, table } from './types';
 import type { Handlers, JobStatus, JobTrigger, JobType, LimitsOverride } from '../shapes';
 import type { HandlerContracts } from './models.repository';
 import type { CompletionResult, TriggeredEvent } from '../../workflows/definitions';
@@ -6,6 +6,8 @@ import type { CompletionResult, TriggeredEvent } from '../../workflows/definitio
 export type { CompletionResult, TriggeredEvent };
 import { paginate } from './pagination';
 import { PageRequest, Page } from '../paging';
+
+const jobs = (db: Db) => table<JobRow>(db, 'model_jobs');
 
 export type { JobStatus, JobTrigger, JobType };
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['success', 'failure', 'timed_out', 'cancelled'];
@@ -92,11 +94,11 @@ export type NewJob = Pick<JobRow, 'job_id' | 'model_id' | 'model_version' | 'job
   >;
 
 function jobViews(db: Db) {
-  return db('model_jobs')
+  return jobs(db)
     .leftJoin('domains', 'domains.domain_uuid', 'model_jobs.domain_uuid')
     .leftJoin('services', 'services.service_uuid', 'model_jobs.service_uuid')
     .leftJoin('clients', 'clients.client_id', 'model_jobs.client_id')
-    .select('model_jobs.*', 'domains.domain_id', 'services.service_id', 'clients.limits as tenant_limits');
+    .select<JobView[]>('model_jobs.*', 'domains.domain_id', 'services.service_id', 'clients.limits as tenant_limits');
 }
 
 /** Inserts a job; with an idempotency key already used by the same owner, returns the first job instead. */
@@ -107,7 +109,7 @@ export async function insertJob(db: Db, job: NewJob): Promise<{ row: JobView; cr
     metadata: JSON.stringify(job.metadata ?? {}),
   };
   // Any unique key (idempotency key, cascade of one subscription for one source job) means "already created".
-  const insert = db('model_jobs').insert(values);
+  const insert = jobs(db).insert(values);
   const keyed = job.idempotency_key || (job.subscription_id && job.source_job_id);
   // The insert and the public ids of its domain and service in one statement (a data-modifying CTE).
   const rows: JobView[] = await db
@@ -133,7 +135,7 @@ export async function findJobWithContracts(
 ): Promise<(JobView & { handler_contracts: HandlerContracts | null }) | undefined> {
   return jobViews(db)
     .leftJoin('models', 'models.id', 'model_jobs.model_id')
-    .select('models.handler_contracts')
+    .select<(JobView & { handler_contracts: HandlerContracts | null })[]>('models.handler_contracts')
     .where('model_jobs.job_id', jobId)
     .first();
 }
@@ -154,7 +156,7 @@ export async function findJobWithHandlers(
   db: Db,
   jobId: string,
 ): Promise<(JobRow & { handlers: Handlers | null; tenant_limits: LimitsOverride | null }) | undefined> {
-  return db('model_jobs')
+  return jobs(db)
     .leftJoin('models', 'models.id', 'model_jobs.model_id')
     .leftJoin('clients', 'clients.client_id', 'model_jobs.client_id')
     .where('model_jobs.job_id', jobId)
@@ -166,7 +168,7 @@ export async function findJobWithHandlers(
  * an earlier attempt of the same activity); false when another run claimed it or it is no longer pending.
  */
 export async function claimForRun(db: Db, jobId: string, runId: string): Promise<boolean> {
-  const claimed = await db('model_jobs')
+  const claimed = await jobs(db)
     .where({ job_id: jobId })
     .andWhere((q) => q.where('status', 'pending').orWhere('workflow_run_id', runId))
     .update({
@@ -192,7 +194,7 @@ export async function writeFinalStatus(
   error: unknown,
   completionResult?: CompletionResult,
 ): Promise<JobRow | undefined> {
-  const [row]: JobRow[] = await db('model_jobs')
+  const [row]: JobRow[] = await jobs(db)
     .where({ job_id: jobId })
     .whereNotIn('status', TERMINAL_JOB_STATUSES as JobStatus[])
     .update({
@@ -210,7 +212,7 @@ export async function writeFinalStatus(
 /** Inserts cascade jobs in one statement; one already created for its (source job, subscription) is kept as it is. */
 export async function insertCascadeJobs(db: Db, rows: NewJob[]): Promise<void> {
   if (rows.length === 0) return;
-  await db('model_jobs')
+  await jobs(db)
     .insert(rows.map((job) => ({ ...job, input: JSON.stringify(job.input ?? {}), metadata: JSON.stringify(job.metadata ?? {}) })))
     .onConflict()
     .ignore();
@@ -222,7 +224,7 @@ export async function findJobs(db: Db, jobIds: string[]): Promise<JobView[]> {
 }
 
 export async function storeCompletionResult(db: Db, jobId: string, result: CompletionResult): Promise<void> {
-  await db('model_jobs')
+  await jobs(db)
     .where({ job_id: jobId })
     .update({ completion_result: JSON.stringify(result), updated_at: db.fn.now() });
 }
@@ -241,7 +243,7 @@ export async function staleOrphans(
   limit = 100,
   after?: OrphanCursor,
 ): Promise<(JobView & OrphanCursor)[]> {
-  const ranked = db('model_jobs')
+  const ranked = jobs(db)
     .where('status', 'pending')
     .whereNull('queued_reason')
     .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
@@ -265,7 +267,7 @@ export async function lockTenantSlots(trx: Db, clientId: string): Promise<void> 
 
 /** The tenant's started, unfinished jobs (held ones aside): what its running-job cap counts. */
 export async function countActiveJobs(db: Db, clientId: string): Promise<number> {
-  const row = (await db('model_jobs')
+  const row = (await jobs(db)
     .where({ client_id: clientId })
     .whereIn('status', ['pending', 'running'])
     .whereNull('queued_reason')
@@ -277,31 +279,33 @@ export async function countActiveJobs(db: Db, clientId: string): Promise<number>
 /** Holds pending jobs that may not start yet (cascade jobs written before the cap was applied to them). */
 export async function holdJobs(db: Db, jobIds: string[], reason: string): Promise<void> {
   if (jobIds.length === 0) return;
-  await db('model_jobs').whereIn('job_id', jobIds).where('status', 'pending').update({ queued_reason: reason, updated_at: db.fn.now() });
+  await jobs(db).whereIn('job_id', jobIds).where('status', 'pending').update({ queued_reason: reason, updated_at: db.fn.now() });
 }
 
 /** Releases up to `n` of the tenant's held jobs, highest priority first, then oldest; answers them. */
 export async function releaseHeldJobs(db: Db, clientId: string, n: number): Promise<JobView[]> {
-  const ids: string[] = await db('model_jobs')
+  const ids: string[] = await jobs(db)
     .where({ client_id: clientId, status: 'pending' })
     .whereNotNull('queued_reason')
     .orderBy([{ column: 'priority' }, { column: 'created_at' }])
     .limit(n)
     .pluck('job_id');
   if (ids.length === 0) return [];
-  await db('model_jobs').whereIn('job_id', ids).update({ queued_reason: null, updated_at: db.fn.now() });
+  await jobs(db).whereIn('job_id', ids).update({ queued_reason: null, updated_at: db.fn.now() });
   return jobViews(db).whereIn('model_jobs.job_id', ids);
 }
 
 /** Whether the tenant has held jobs (one probe of the held-jobs index). */
 export async function hasHeldJobs(db: Db, clientId: string): Promise<boolean> {
-  const row = await db('model_jobs').where({ client_id: clientId, status: 'pending' }).whereNotNull('queued_reason').first('job_id');
+  const row = await jobs(db).where({ client_id: clientId, status: 'pending' }).whereNotNull('queued_reason').first('job_id');
   return row !== undefined;
 }
 
 /** Tenants that have held jobs. */
 export async function tenantsWithHeldJobs(db: Db): Promise<string[]> {
-  return db('model_jobs').whereNotNull('queued_reason').where('status', 'pending').distinct().pluck('client_id');
+  const tenants = await jobs(db).whereNotNull('queued_reason').where('status', 'pending').distinct().pluck('client_id');
+  // A held job always has a tenant: holding is by tenant.
+  return tenants.filter((tenant) => tenant !== null);
 }
 
 export interface JobFilter {
@@ -374,7 +378,7 @@ export async function listJobs(db: Db, filter: JobFilter, page: PageRequest): Pr
  * status (the caller then reads it).
  */
 export async function cancelJob(db: Db, jobId: string, by: string, reason: string | null): Promise<boolean> {
-  const n = await db('model_jobs')
+  const n = await jobs(db)
     .where({ job_id: jobId })
     .whereNotIn('status', TERMINAL_JOB_STATUSES as JobStatus[])
     .update({ status: 'cancelled', cancelled_by: by, cancel_reason: reason, completed_at: db.fn.now(), updated_at: db.fn.now() });
@@ -383,7 +387,7 @@ export async function cancelJob(db: Db, jobId: string, by: string, reason: strin
 
 /** Records the ECS task a dispatch started; answers the job's status at that moment (a cancelled job's task is stopped). */
 export async function recordTaskArn(db: Db, jobId: string, taskArn: string): Promise<JobStatus | undefined> {
-  const rows: { status: JobStatus }[] = await db('model_jobs')
+  const rows: { status: JobStatus }[] = await jobs(db)
     .where({ job_id: jobId })
     .update({ ecs_task_arn: taskArn, updated_at: db.fn.now() })
     .returning('status');

@@ -20,6 +20,7 @@ export function createKnex(databaseUrl: string, pool: { min?: number; max?: numb
 
 /** `secrets`: needed when a migration has stored secrets to seal (SECRET_KEYS); it says so when it is missing. */
 export async function migrateLatest(knex: Knex, secrets?: SecretBox): Promise<string[]> {
-  const [, applied] = await knex.migrate.latest({ migrationSource: migrationSourceWith(secrets) });
-  return applied as string[];
+  // knex types the answer as any; it is [batch number, names of the migrations applied].
+  const [, applied] = (await knex.migrate.latest({ migrationSource: migrationSourceWith(secrets) })) as [number, string[]];
+  return applied;
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { ownConnectionConfig } from './types';
 
 /** The advisory lock of the worker's duties that must run once per deployment (one per database). */
 export const WORKER_DUTIES_LOCK = 4_404_404_401;
@@ -21,6 +22,24 @@ export interface LeaderTiming {
 const SERVER_KEEPALIVES = ['SET tcp_keepalives_idle = 10', 'SET tcp_keepalives_interval = 5', 'SET tcp_keepalives_count = 3'];
 
 export const DEFAULT_LEADER_TIMING: LeaderTiming = { retryMs: 5000, checkMs: 5000 };
+
+/** A connection of its own for the lock, apart from the pool, with keepalives that notice a lost host. */
+async function openLockConnection(knex: Knex, name: string, log: Logger): Promise<pg.Client> {
+  const c = new pg.Client({ ...ownConnectionConfig(knex), application_name: name, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+  // A lost connection is noticed by the next step (its query fails); the listener keeps the error from throwing.
+  c.on('error', (err) => log.warn({ err }, 'the connection of the worker-duties lock failed'));
+  await c.connect();
+  for (const set of SERVER_KEEPALIVES) await c.query(set);
+  return c;
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    t = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(t));
+}
 
 /**
  * Holds `lockKey` (a session advisory lock) on a connection of its own, apart from the pool, and runs `lead` while it
@@ -44,25 +63,6 @@ export function holdLeadership(deps: {
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
 
-  async function connect(): Promise<pg.Client> {
-    const connection = (deps.knex.client as { config: { connection: string | pg.ClientConfig } }).config.connection;
-    const base = typeof connection === 'string' ? { connectionString: connection } : connection;
-    const c = new pg.Client({ ...base, application_name: deps.name, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
-    // A lost connection is noticed by the next step (its query fails); the listener keeps the error from throwing.
-    c.on('error', (err) => log.warn({ err }, 'the connection of the worker-duties lock failed'));
-    await c.connect();
-    for (const set of SERVER_KEEPALIVES) await c.query(set);
-    return c;
-  }
-
-  function withDeadline<T>(p: Promise<T>): Promise<T> {
-    let t: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      t = setTimeout(() => reject(new Error(`no answer within ${checkMs} ms`)), checkMs);
-    });
-    return Promise.race([p, deadline]).finally(() => clearTimeout(t));
-  }
-
   async function stepDown(reason: unknown): Promise<void> {
     const stopping = stopDuties;
     stopDuties = undefined;
@@ -78,12 +78,12 @@ export function holdLeadership(deps: {
 
   async function step(): Promise<void> {
     try {
-      if (!client) client = await withDeadline(connect());
+      if (!client) client = await withDeadline(openLockConnection(deps.knex, deps.name, log), checkMs);
       if (stopDuties) {
-        await withDeadline(client.query('SELECT 1'));
+        await withDeadline(client.query('SELECT 1'), checkMs);
         return;
       }
-      const { rows } = await withDeadline(client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [lockKey]));
+      const { rows } = await withDeadline(client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [lockKey]), checkMs);
       if (!rows[0]?.held || stopped) return;
       log.info({ lockKey }, 'this worker holds the worker-duties lock and runs the duties');
       stopDuties = await deps.lead();

@@ -1,8 +1,11 @@
 import type { Schemas } from '../openapi/types';
-import { Db } from './types';
+import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { FeatureDefinition, Handlers } from '../shapes';
+
+const models = (db: Db) => table<ModelRow>(db, 'models');
+const versions = (db: Db) => table<VersionRow>(db, 'model_versions');
 
 type Artifact = Schemas['ModelArtifact'];
 
@@ -54,7 +57,7 @@ const MODEL_COLUMNS = ['id', 'name', 'description', 'metadata', 'handlers', 'han
 
 export function modelsWithStatus(db: Db) {
   // Named columns, not models.*: the handler secret is read only through handler-secrets.repository.ts.
-  return db('models').select(
+  return models(db).select<ModelRow[]>(
     ...MODEL_COLUMNS.map((c) => `models.${c}`),
     db.raw(`CASE WHEN EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = models.id AND v.status = 'active')
             THEN 'active' ELSE 'pending' END AS status`),
@@ -67,29 +70,32 @@ export async function findModel(db: Db, id: string): Promise<ModelRow | undefine
 
 /** A model's handler contracts alone (undefined for a missing model): the one column the outcome step checks. */
 export async function findHandlerContracts(db: Db, id: string): Promise<HandlerContracts | null | undefined> {
-  const row = await db('models').where({ id }).first('handler_contracts');
+  const row = await models(db).where({ id }).first('handler_contracts');
   return row?.handler_contracts;
 }
+
+/** A model row with its newest version as Postgres renders it in JSON (instants as text). */
+type NewestVersionRow = ModelRow & {
+  newest_version:
+    | (Omit<VersionRow, 'created_at' | 'updated_at' | 'status_changed_at'> & {
+        created_at: string;
+        updated_at: string;
+        status_changed_at: string | null;
+      })
+    | null;
+};
 
 /** A model with its newest version (or null), in one statement: the read path of GET /v2/models/{id}. */
 export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ model: ModelRow; version: VersionRow | null } | undefined> {
   const row = await modelsWithStatus(db)
-    .select(
+    .select<NewestVersionRow[]>(
       db.raw(`(SELECT to_jsonb(v) FROM model_versions v WHERE v.model_id = models.id
                      ORDER BY v.created_at DESC, v.version DESC LIMIT 1) AS newest_version`),
     )
     .where('models.id', id)
     .first();
   if (!row) return undefined;
-  const { newest_version: v, ...model } = row as ModelRow & {
-    newest_version:
-      | (Omit<VersionRow, 'created_at' | 'updated_at' | 'status_changed_at'> & {
-          created_at: string;
-          updated_at: string;
-          status_changed_at: string | null;
-        })
-      | null;
-  };
+  const { newest_version: v, ...model } = row;
   if (!v) return { model, version: null };
   const dates = {
     created_at: new Date(v.created_at),
@@ -100,7 +106,7 @@ export async function findModelWithNewestVersion(db: Db, id: string): Promise<{ 
 }
 
 export async function lockModel(db: Db, id: string): Promise<ModelRow | undefined> {
-  await db('models').where({ id }).forUpdate().first();
+  await models(db).where({ id }).forUpdate().first();
   return findModel(db, id);
 }
 
@@ -108,7 +114,7 @@ export async function insertModel(
   db: Db,
   model: Omit<ModelRow, 'created_at' | 'updated_at' | 'status' | 'tags'> & { tags?: Record<string, string> },
 ): Promise<void> {
-  await db('models').insert({
+  await models(db).insert({
     ...model,
     metadata: JSON.stringify(model.metadata),
     tags: JSON.stringify(model.tags ?? {}),
@@ -126,7 +132,7 @@ export async function updateModel(
   for (const [k, v] of Object.entries(changes)) {
     if (v !== undefined) row[k] = k === 'name' || k === 'description' || v === null ? v : JSON.stringify(v);
   }
-  await db('models').where({ id }).update(row);
+  await models(db).where({ id }).update(row);
 }
 
 export async function insertVersion(
@@ -149,7 +155,7 @@ export async function insertVersion(
     source?: string | null;
   },
 ): Promise<VersionRow> {
-  const [row] = await db('model_versions')
+  const [row] = await versions(db)
     .insert({
       ...v,
       metadata: JSON.stringify(v.metadata),
@@ -169,7 +175,7 @@ export async function setVersionArtifacts(
   artifacts: Artifact[],
   source: string | undefined,
 ): Promise<VersionRow> {
-  const [row] = await db('model_versions')
+  const [row] = await versions(db)
     .where({ model_id: modelId, version })
     .update({ artifacts: JSON.stringify(artifacts), ...(source === undefined ? {} : { source }), updated_at: db.fn.now() })
     .returning('*');
@@ -187,7 +193,7 @@ export async function activateTrainedVersion(
   jobId: string,
   artifacts: Artifact[] | undefined,
 ): Promise<VersionRow> {
-  const [row] = await db('model_versions')
+  const [row] = await versions(db)
     .where({ model_id: modelId, version })
     .update({
       status: 'active',
@@ -200,26 +206,26 @@ export async function activateTrainedVersion(
 }
 
 export async function findVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
-  return db('model_versions').where({ model_id: modelId, version }).first();
+  return versions(db).where({ model_id: modelId, version }).first();
 }
 
 /** The version, kept from deletion, archiving and other status moves until the transaction ends (a new assignment's check). */
 export async function findVersionForShare(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
-  return db('model_versions').where({ model_id: modelId, version }).forShare().first();
+  return versions(db).where({ model_id: modelId, version }).forShare().first();
 }
 
 /** Keeps the model from deletion until the transaction ends (a job start of one of its versions). */
 export async function shareModel(db: Db, id: string): Promise<void> {
-  await db('models').where({ id }).forShare().first('id');
+  await models(db).where({ id }).forShare().first('id');
 }
 
 export async function lockVersion(db: Db, modelId: string, version: string): Promise<VersionRow | undefined> {
-  return db('model_versions').where({ model_id: modelId, version }).forUpdate().first();
+  return versions(db).where({ model_id: modelId, version }).forUpdate().first();
 }
 
 export async function newestVersion(db: Db, modelId: string, status?: VersionStatus): Promise<VersionRow | undefined> {
-  const q = db('model_versions').where({ model_id: modelId });
-  if (status) q.where({ status });
+  const q = versions(db).where({ model_id: modelId });
+  if (status) q.where('status', status);
   return q
     .orderBy([
       { column: 'created_at', order: 'desc' },
@@ -236,7 +242,7 @@ export async function setVersionStatus(
   actor?: string | null,
 ): Promise<VersionRow> {
   const audit = actor === undefined ? {} : { status_changed_by: actor, status_changed_at: db.fn.now() };
-  const [row] = await db('model_versions')
+  const [row] = await versions(db)
     .where({ model_id: modelId, version })
     .update({ status, updated_at: db.fn.now(), ...audit })
     .returning('*');
@@ -244,26 +250,26 @@ export async function setVersionStatus(
 }
 
 export async function listVersions(db: Db, modelId: string, page: PageRequest, status?: string) {
-  const q = db('model_versions').where({ model_id: modelId });
-  if (status) q.where({ status });
+  const q = versions(db).where({ model_id: modelId });
+  if (status) q.where('status', status);
   return paginate<VersionRow>(q, page, 'version', 'model_versions');
 }
 
 /** Deletes a version; the jobs and assignment revisions that name it keep doing so (history). A tombstone keeps its string. */
 export async function deleteVersion(db: Db, modelId: string, version: string, actor: string | null): Promise<void> {
-  await db('model_versions').where({ model_id: modelId, version }).delete();
+  await versions(db).where({ model_id: modelId, version }).delete();
   await db('registry_deletions').insert({ model_id: modelId, version, deleted_by: actor });
 }
 
 /** Deletes a model with its versions and disabled subscriptions; a tombstone keeps its id. */
 export async function deleteModel(db: Db, modelId: string, actor: string | null): Promise<void> {
-  await db('models').where({ id: modelId }).delete();
+  await models(db).where({ id: modelId }).delete();
   await db('registry_deletions').insert({ model_id: modelId, version: null, deleted_by: actor });
 }
 
 /** When a model id (version omitted) or one of its version strings was deleted, if it was. */
 export async function findDeletion(db: Db, modelId: string, version?: string): Promise<Date | undefined> {
-  const q = db('registry_deletions').where({ model_id: modelId });
+  const q = db<{ model_id: string; version: string | null; deleted_at: Date }>('registry_deletions').where({ model_id: modelId });
   if (version === undefined) q.whereNull('version');
   else q.where((w) => w.where({ version }).orWhereNull('version'));
   const row = await q.orderBy('deleted_at').first('deleted_at');

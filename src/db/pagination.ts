@@ -17,7 +17,7 @@ const CURSOR_ID = /^[\x21-\x7e]{1,300}$/;
 function decodeCursor(cursor: string): [string, string] {
   if (cursor.length <= MAX_CURSOR_LENGTH && /^[A-Za-z0-9_-]+$/.test(cursor)) {
     try {
-      const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
       if (
         Array.isArray(value) &&
         value.length === 2 &&
@@ -56,12 +56,13 @@ export async function paginate<Row extends { created_at: Date }>(
     // Compared as text, so a forged id cannot make Postgres reject the cast; lowercase uuid text sorts like the uuid.
     query.whereRaw(`(??, ??::text) < (?::timestamptz, ?)`, [created, key, at, id]);
   }
-  const rows: Row[] = await query
+  // The caller's query selects Row: its statement is typed where it is written, not here.
+  const rows = (await query
     .orderBy([
       { column: created, order: 'desc' },
       { column: key, order: 'desc' },
     ])
-    .limit(page.limit + 1);
+    .limit(page.limit + 1)) as Row[];
   const items = rows.slice(0, page.limit);
   // Every paginated table has created_at; the tiebreak column is the key named by the caller.
   const last = items[items.length - 1] as Row & Record<string, unknown>;
@@ -78,7 +79,7 @@ export async function paginate<Row extends { created_at: Date }>(
  */
 export async function paginateByKey<Row extends object>(query: Knex.QueryBuilder, page: PageRequest, column: string): Promise<Page<Row>> {
   if (page.cursor) query.where(column, '>', decodeKeyCursor(page.cursor));
-  const rows: Row[] = await query.orderBy(column).limit(page.limit + 1);
+  const rows = (await query.orderBy(column).limit(page.limit + 1)) as Row[];
   const items = rows.slice(0, page.limit);
   const next_cursor =
     rows.length > page.limit
@@ -89,8 +90,9 @@ export async function paginateByKey<Row extends object>(query: Knex.QueryBuilder
 
 function decodeKeyCursor(cursor: string): string {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof value?.after === 'string') return value.after;
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const after = (value as { after?: unknown } | null)?.after;
+    if (typeof after === 'string') return after;
   } catch {
     // fall through
   }

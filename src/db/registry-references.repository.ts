@@ -1,6 +1,9 @@
 import type { Db } from './types';
 import { activeAssignmentsOfModel, type ModelAssignmentRow } from './assignments.repository';
 import { aliasesOf } from './aliases.repository';
+import type { JobRow } from './jobs.repository';
+import type { ScheduleRow } from './schedules.repository';
+import type { SubscriptionRow } from './subscriptions.repository';
 
 /** What still uses a model or one of its versions: each blocks its deletion, the assignments also its archiving. */
 export interface RegistryReferences {
@@ -21,7 +24,7 @@ export async function registryReferences(db: Db, modelId: string, version?: stri
   const assignments = await activeAssignmentsOfModel(db, modelId, version);
   const subscriptions =
     version === undefined
-      ? await db('event_subscriptions')
+      ? await db<SubscriptionRow>('event_subscriptions')
           .where((w) => w.where('source_model_id', modelId).orWhere('target_model_id', modelId))
           .whereNot('status', 'disabled')
           .orderBy('subscription_id')
@@ -29,8 +32,8 @@ export async function registryReferences(db: Db, modelId: string, version?: stri
           .pluck('subscription_id')
       : [];
   const of = version === undefined ? { model_id: modelId } : { model_id: modelId, model_version: version };
-  const schedules = await db('schedules').where(of).orderBy('schedule_id').limit(LISTED).pluck('schedule_id');
-  const running = await db('model_jobs')
+  const schedules = await db<ScheduleRow>('schedules').where(of).orderBy('schedule_id').limit(LISTED).pluck('schedule_id');
+  const running = await db<JobRow>('model_jobs')
     .where(of)
     .whereIn('status', ['pending', 'running'])
     .orderBy('job_id')

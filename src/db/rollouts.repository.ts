@@ -1,6 +1,8 @@
-import type { Db } from './types';
+import { type Db, table } from './types';
 import type { AssignmentRow } from './assignments.repository';
 import type { JobStatus } from './jobs.repository';
+
+const assignments = (db: Db) => table<AssignmentRow>(db, 'assignments');
 
 /** A service as canary selection sees it: ranked by the hash of its id, with the features it provided. */
 export interface RankedService {
@@ -32,7 +34,7 @@ export async function activeChallengers(
   primaryKey: string,
   role: 'canary' | 'shadow',
 ): Promise<AssignmentRow[]> {
-  return db('assignments')
+  return assignments(db)
     .where({ domain_uuid: domainUuid, status: 'active', role })
     .whereNull('service_uuid')
     .whereRaw(`settings->>'primary_key' = ?`, [primaryKey])
@@ -40,12 +42,12 @@ export async function activeChallengers(
 }
 
 export async function findAssignment(db: Db, assignmentId: string): Promise<AssignmentRow | undefined> {
-  return db('assignments').where({ assignment_id: assignmentId }).first();
+  return assignments(db).where({ assignment_id: assignmentId }).first();
 }
 
 /** Every domain-scope revision under the key, newest first. */
 export async function revisionsOfKey(db: Db, domainUuid: string, key: string): Promise<AssignmentRow[]> {
-  return db('assignments')
+  return assignments(db)
     .where({ domain_uuid: domainUuid, assignment_key: key })
     .whereNull('service_uuid')
     .orderBy([
@@ -61,7 +63,7 @@ export async function archiveWithReason(
   actor: string | null,
   reason: string,
 ): Promise<AssignmentRow | undefined> {
-  const [row] = await db('assignments')
+  const [row] = await assignments(db)
     .where({ assignment_id: assignmentId, status: 'active' })
     .update({ status: 'archived', status_reason: reason, updated_at: db.fn.now(), archived_at: db.fn.now(), archived_by: actor })
     .returning('*');
@@ -105,11 +107,11 @@ export async function sideStats(
   side: SideFilter,
 ): Promise<{ counts: Record<string, number>; p50_ms: number | null; p95_ms: number | null }> {
   if (side.assignmentIds.length === 0) return { counts: {}, p50_ms: null, p95_ms: null };
-  const rows: { status: string; n: string }[] = await sideJobs(db, side).select('status').count('* as n').groupBy('status');
+  const rows = await sideJobs(db, side).select('status').count<{ status: string; n: string }[]>('* as n').groupBy('status');
   const [latency] = await sideJobs(db, side)
     .whereNotNull('started_at')
     .whereIn('status', ['success', 'failure'])
-    .select(
+    .select<{ p50_ms: number | null; p95_ms: number | null }[]>(
       db.raw(`percentile_cont(0.5) within group (order by ${LATENCY_MS}) as p50_ms`),
       db.raw(`percentile_cont(0.95) within group (order by ${LATENCY_MS}) as p95_ms`),
     );

@@ -1,7 +1,9 @@
-import type { Db } from './types';
+import { type Db, table } from './types';
 import { paginate } from './pagination';
 import { type Page, type PageRequest } from '../paging';
 import type { ScheduleSpec, SchedulePolicies } from '../shapes';
+
+const schedules = (db: Db) => table<ScheduleRow>(db, 'schedules');
 
 export type ScheduleAction = 'training' | 'inference' | 'service_inference';
 
@@ -48,10 +50,10 @@ export interface ScheduleRunRow {
 }
 
 function views(db: Db) {
-  return db('schedules')
+  return schedules(db)
     .leftJoin('domains', 'domains.domain_uuid', 'schedules.domain_uuid')
     .leftJoin('services', 'services.service_uuid', 'schedules.service_uuid')
-    .select('schedules.*', 'domains.domain_id', 'services.service_id');
+    .select<ScheduleView[]>('schedules.*', 'domains.domain_id', 'services.service_id');
 }
 
 const json = (row: Partial<ScheduleRow>) => ({
@@ -63,7 +65,7 @@ const json = (row: Partial<ScheduleRow>) => ({
 });
 
 export async function insertSchedule(db: Db, row: NewSchedule): Promise<void> {
-  await db('schedules').insert(json(row));
+  await schedules(db).insert(json(row));
 }
 
 export async function findSchedule(db: Db, scheduleId: string, lock = false): Promise<ScheduleView | undefined> {
@@ -73,13 +75,13 @@ export async function findSchedule(db: Db, scheduleId: string, lock = false): Pr
 }
 
 export async function updateSchedule(db: Db, scheduleId: string, change: Partial<ScheduleRow>): Promise<void> {
-  await db('schedules')
+  await schedules(db)
     .where({ schedule_id: scheduleId })
     .update({ ...json(change), revision: db.raw('revision + 1'), updated_at: db.fn.now() });
 }
 
 export async function deleteSchedule(db: Db, scheduleId: string): Promise<void> {
-  await db('schedules').where({ schedule_id: scheduleId }).delete();
+  await schedules(db).where({ schedule_id: scheduleId }).delete();
 }
 
 export interface ScheduleFilter {
@@ -106,7 +108,7 @@ export async function listSchedules(db: Db, filter: ScheduleFilter, page: PageRe
  */
 export async function lockAndCountOwned(db: Db, clientId: string | null): Promise<number> {
   await db.raw(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`schedules:${clientId ?? '-'}`]);
-  const q = db('schedules').count<{ n: string }[]>({ n: '*' });
+  const q = schedules(db).count<{ n: string }[]>({ n: '*' });
   if (clientId === null) q.whereNull('client_id');
   else q.where({ client_id: clientId });
   return Number((await q)[0].n);
@@ -114,7 +116,7 @@ export async function lockAndCountOwned(db: Db, clientId: string | null): Promis
 
 /** Every schedule id, for the reconciler (a few thousand at most: schedules are bounded per tenant). */
 export async function allScheduleIds(db: Db): Promise<{ schedule_id: string; created_at: Date }[]> {
-  return db('schedules').select('schedule_id', 'created_at');
+  return schedules(db).select('schedule_id', 'created_at');
 }
 
 /** Records a fire once: false when this (schedule, nominal time) was already decided. */

@@ -16,7 +16,7 @@ export async function resealAll(knex: Knex, box: SecretBox): Promise<number> {
   let resealed = 0;
   for (const { table, key, columns } of SEALED_COLUMNS) {
     await knex.transaction(async (trx) => {
-      const rows: Record<string, string | null>[] = await trx(table)
+      const rows = await trx<Record<string, string | null>>(table)
         .select(key, ...columns)
         .where((q) => columns.forEach((c) => q.orWhere((w) => w.whereNotNull(c).andWhereNot(c, 'like', current))))
         .forUpdate();

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Db } from './types';
+import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { FeatureValues } from '../shapes';
+
+const services = (db: Db) => table<ServiceRow>(db, 'services');
 
 export type ServiceStatus = 'in_progress' | 'available' | 'failed' | 'not_found';
 
@@ -19,14 +21,14 @@ export interface ServiceRow {
 }
 
 export async function findService(db: Db, domainUuid: string, serviceId: string, lock = false): Promise<ServiceRow | undefined> {
-  const q = db('services').where({ domain_uuid: domainUuid, service_id: serviceId });
+  const q = services(db).where({ domain_uuid: domainUuid, service_id: serviceId });
   if (lock) q.forUpdate();
   return q.first();
 }
 
 /** A service by its public ids, in one statement (the read path: no separate domain lookup). */
 export async function findServiceByIds(db: Db, clientId: string, domainId: string, serviceId: string): Promise<ServiceRow | undefined> {
-  return db('services')
+  return services(db)
     .join('domains', 'domains.domain_uuid', 'services.domain_uuid')
     .where({ 'domains.client_id': clientId, 'domains.domain_id': domainId, 'services.service_id': serviceId })
     .first('services.*');
@@ -34,11 +36,11 @@ export async function findServiceByIds(db: Db, clientId: string, domainId: strin
 
 /** Locks a service row for an update that keeps its keys (so foreign-key checks of job inserts are not blocked). */
 export async function lockServiceByUuid(db: Db, serviceUuid: string): Promise<void> {
-  await db('services').where({ service_uuid: serviceUuid }).forNoKeyUpdate().first('service_uuid');
+  await services(db).where({ service_uuid: serviceUuid }).forNoKeyUpdate().first('service_uuid');
 }
 
 export async function findServiceByUuid(db: Db, serviceUuid: string): Promise<ServiceRow | undefined> {
-  return db('services').where({ service_uuid: serviceUuid }).first();
+  return services(db).where({ service_uuid: serviceUuid }).first();
 }
 
 export interface ServiceWrite {
@@ -63,7 +65,7 @@ export async function upsertService(
   serviceId: string,
   w: ServiceWrite,
 ): Promise<{ row: ServiceRow; created: boolean }> {
-  const rows = await db.raw(
+  const rows = await db.raw<{ rows: (ServiceRow & { created: boolean })[] }>(
     `INSERT INTO services (service_uuid, domain_uuid, service_id, status, departure_datetime, provided_features, resolved_features)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)
      ON CONFLICT (domain_uuid, service_id) DO UPDATE SET status = EXCLUDED.status,
@@ -85,7 +87,7 @@ export async function upsertService(
 }
 
 export async function updateService(db: Db, serviceUuid: string, w: Partial<ServiceWrite>): Promise<ServiceRow> {
-  const [row] = await db('services')
+  const [row] = await services(db)
     .where({ service_uuid: serviceUuid })
     .update({ ...jsonColumns(w), updated_at: db.fn.now() })
     .returning('*');
@@ -94,12 +96,12 @@ export async function updateService(db: Db, serviceUuid: string, w: Partial<Serv
 
 /** Services whose departure is still ahead: the ones a default assignment must not break. */
 export async function nonDepartedServices(db: Db, domainUuid: string): Promise<ServiceRow[]> {
-  return db('services').where({ domain_uuid: domainUuid }).where('departure_datetime', '>', db.fn.now()).orderBy('service_id').forUpdate();
+  return services(db).where({ domain_uuid: domainUuid }).where('departure_datetime', '>', db.fn.now()).orderBy('service_id').forUpdate();
 }
 
 export async function listServices(db: Db, domainUuid: string, page: PageRequest, filter: { status?: string; departed?: boolean }) {
-  const q = db('services').where({ domain_uuid: domainUuid });
-  if (filter.status) q.where({ status: filter.status });
+  const q = services(db).where({ domain_uuid: domainUuid });
+  if (filter.status) q.where('status', filter.status);
   if (filter.departed === true) q.where('departure_datetime', '<=', db.fn.now());
   if (filter.departed === false) q.where('departure_datetime', '>', db.fn.now());
   return paginate<ServiceRow>(q, page, 'service_uuid', 'services');
@@ -116,7 +118,7 @@ export async function setStatusFromJob(db: Db, serviceUuid: string, jobId: strin
     .whereNotIn('newer.trigger', ['cascade', 'shadow'])
     .whereRaw('(newer.created_at, newer.job_id) > (select created_at, job_id from model_jobs where job_id = ?)', [jobId])
     .select(db.raw('1'));
-  const [row] = await db('services')
+  const [row] = await services(db)
     .where({ service_uuid: serviceUuid })
     .whereNotExists(newer)
     .update({ status, updated_at: db.fn.now() })

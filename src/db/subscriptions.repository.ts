@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Db } from './types';
+import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { HandlerContracts } from './models.repository';
+
+const subscriptions = (db: Db) => table<SubscriptionRow>(db, 'event_subscriptions');
 
 export type SubscriptionStatus = 'active' | 'stale' | 'disabled';
 
@@ -30,7 +32,7 @@ export type NewSubscription = Omit<
 >;
 
 export async function insertSubscription(db: Db, s: NewSubscription): Promise<SubscriptionRow> {
-  const [row] = await db('event_subscriptions')
+  const [row] = await subscriptions(db)
     .insert({ ...s, subscription_id: randomUUID(), input: s.input === null ? null : JSON.stringify(s.input) })
     .returning('*');
   return row;
@@ -44,7 +46,7 @@ export async function findIdenticalActive(
   db: Db,
   s: Pick<SubscriptionRow, 'source_model_id' | 'trigger_event' | 'target_model_id' | 'target_action' | 'input_source' | 'input'>,
 ): Promise<SubscriptionRow | undefined> {
-  return db('event_subscriptions')
+  return subscriptions(db)
     .where({
       source_model_id: s.source_model_id,
       trigger_event: s.trigger_event,
@@ -58,7 +60,7 @@ export async function findIdenticalActive(
 }
 
 export async function findSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow | undefined> {
-  return db('event_subscriptions').where({ subscription_id: subscriptionId }).first();
+  return subscriptions(db).where({ subscription_id: subscriptionId }).first();
 }
 
 export async function setSubscriptionStatus(
@@ -67,7 +69,7 @@ export async function setSubscriptionStatus(
   status: SubscriptionStatus,
   actor: string | null = null,
 ): Promise<SubscriptionRow> {
-  const [row] = await db('event_subscriptions')
+  const [row] = await subscriptions(db)
     .where({ subscription_id: subscriptionId })
     .update({ status, updated_at: db.fn.now(), status_changed_by: actor, status_changed_at: db.fn.now() })
     .returning('*');
@@ -79,9 +81,9 @@ export async function setSubscriptionStatus(
  * ones are reported as failed entries, disabled ones not at all.
  */
 export async function triggeredByJob(db: Db, jobId: string, triggerEvent: string): Promise<SubscriptionRow[]> {
-  return db('event_subscriptions')
+  return subscriptions(db)
     .where('source_model_id', db('model_jobs').select('model_id').where({ job_id: jobId }))
-    .where({ trigger_event: triggerEvent })
+    .where('trigger_event', triggerEvent)
     .whereIn('status', ['active', 'stale'])
     .orderBy('created_at');
 }
@@ -116,7 +118,7 @@ export function subscriptionStore(db: Db) {
 }
 
 export async function markStale(db: Db, modelId: string): Promise<string[]> {
-  const rows = await db('event_subscriptions')
+  const rows = await subscriptions(db)
     .where({ status: 'active' })
     .andWhere((q) => q.where({ source_model_id: modelId }).orWhere({ target_model_id: modelId }))
     .update({ status: 'stale', updated_at: db.fn.now() })
@@ -126,11 +128,11 @@ export async function markStale(db: Db, modelId: string): Promise<string[]> {
 
 /** Subscriptions whose target action runs `modelId` (their stored payloads follow its contract); disabled ones too. */
 export async function subscriptionsTargeting(db: Db, modelId: string): Promise<SubscriptionRow[]> {
-  return db('event_subscriptions').where({ target_model_id: modelId }).orderBy('created_at').limit(1000);
+  return subscriptions(db).where({ target_model_id: modelId }).orderBy('created_at').limit(1000);
 }
 
 export async function listSubscriptions(db: Db, sourceModelId: string, page: PageRequest, status?: string) {
-  const q = db('event_subscriptions').where({ source_model_id: sourceModelId });
-  if (status) q.where({ status });
+  const q = subscriptions(db).where({ source_model_id: sourceModelId });
+  if (status) q.where('status', status);
   return paginate<SubscriptionRow>(q, page, 'subscription_id', 'event_subscriptions');
 }

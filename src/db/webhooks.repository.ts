@@ -1,8 +1,12 @@
 import type { EventType } from '../shapes';
 import { uuidv7 } from '../ids';
-import { Db, iso } from './types';
+import { Db, iso, table } from './types';
 import { paginate } from './pagination';
 import { mapPage, PageRequest, Page } from '../paging';
+
+const endpoints = (db: Db) => table<EndpointRow>(db, 'webhook_endpoints');
+const events = (db: Db) => table<EventRow>(db, 'webhook_events');
+const deliveries = (db: Db) => table<DeliveryRow>(db, 'webhook_deliveries');
 
 export type EndpointStatus = 'active' | 'disabled' | 'failing';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -120,22 +124,22 @@ export type NewEndpoint = Pick<EndpointRow, 'client_id' | 'url' | 'description' 
 };
 
 export async function insertEndpoint(db: Db, e: NewEndpoint): Promise<EndpointRow> {
-  const [row] = await db('webhook_endpoints')
+  const [row] = await endpoints(db)
     .insert({ ...e, webhook_id: uuidv7(), filter: JSON.stringify(e.filter) })
     .returning('*');
   return row;
 }
 
 export async function findEndpoint(db: Db, webhookId: string, lock = false): Promise<EndpointRow | undefined> {
-  const q = db('webhook_endpoints').where({ webhook_id: webhookId });
+  const q = endpoints(db).where({ webhook_id: webhookId });
   if (lock) q.forUpdate();
   return q.first();
 }
 
 /** `clientId` null lists the platform-wide endpoints. */
 export async function listEndpoints(db: Db, clientId: string | null, page: PageRequest, status?: string): Promise<Page<EndpointRow>> {
-  const q = db('webhook_endpoints').where(clientId === null ? db.raw('client_id IS NULL') : { client_id: clientId });
-  if (status) q.where({ status });
+  const q = clientId === null ? endpoints(db).whereNull('client_id') : endpoints(db).where({ client_id: clientId });
+  if (status) q.where('status', status);
   return paginate<EndpointRow>(q, page, 'webhook_id', 'webhook_endpoints');
 }
 
@@ -159,12 +163,12 @@ export async function updateEndpoint(
 ): Promise<EndpointRow> {
   const values: Record<string, unknown> = { ...changes, updated_at: db.fn.now() };
   if (changes.filter) values.filter = JSON.stringify(changes.filter);
-  const [row] = await db('webhook_endpoints').where({ webhook_id: webhookId }).update(values).returning('*');
+  const [row] = await endpoints(db).where({ webhook_id: webhookId }).update(values).returning('*');
   return row;
 }
 
 export async function deleteEndpoint(db: Db, webhookId: string): Promise<void> {
-  await db('webhook_endpoints').where({ webhook_id: webhookId }).delete();
+  await endpoints(db).where({ webhook_id: webhookId }).delete();
 }
 
 /** The secrets a delivery is signed with now, sealed: the current one, and the previous one during its grace period. */
@@ -180,13 +184,13 @@ export function sealedSigningSecrets(row: EndpointRow, now = new Date()): string
 
 /** Undispatched events, oldest first, locked so that two dispatchers never fan out the same rows at once. */
 export async function claimUndispatched(db: Db, limit: number): Promise<EventRow[]> {
-  return db('webhook_events').whereNull('dispatched_at').orderBy('seq').limit(limit).forUpdate().skipLocked();
+  return events(db).whereNull('dispatched_at').orderBy('seq').limit(limit).forUpdate().skipLocked();
 }
 
 /** Endpoints an event goes to: its tenant's and the platform-wide ones that ask for its type and pass the filter. */
 export async function endpointsFor(db: Db, event: EventRow): Promise<EndpointRow[]> {
   return (
-    db('webhook_endpoints')
+    endpoints(db)
       .whereNot({ status: 'disabled' })
       // An endpoint created after the change did not ask for it.
       .where('created_at', '<=', event.occurred_at)
@@ -201,11 +205,11 @@ export async function endpointsFor(db: Db, event: EventRow): Promise<EndpointRow
 }
 
 export async function markDispatched(db: Db, eventIds: string[]): Promise<void> {
-  if (eventIds.length) await db('webhook_events').whereIn('event_id', eventIds).update({ dispatched_at: db.fn.now() });
+  if (eventIds.length) await events(db).whereIn('event_id', eventIds).update({ dispatched_at: db.fn.now() });
 }
 
 export async function findEvent(db: Db, eventId: string): Promise<EventRow | undefined> {
-  return db('webhook_events').where({ event_id: eventId }).first();
+  return events(db).where({ event_id: eventId }).first();
 }
 
 // --- deliveries
@@ -213,7 +217,7 @@ export async function findEvent(db: Db, eventId: string): Promise<EventRow | und
 /** One delivery per (endpoint, event); rows that exist already are left alone. Returns the new ones. */
 export async function insertDeliveries(db: Db, event: EventRow, webhookIds: string[]): Promise<DeliveryRow[]> {
   if (!webhookIds.length) return [];
-  return db('webhook_deliveries')
+  return deliveries(db)
     .insert(
       webhookIds.map((webhook_id) => ({
         delivery_id: uuidv7(),
@@ -229,9 +233,9 @@ export async function insertDeliveries(db: Db, event: EventRow, webhookIds: stri
 }
 
 const withType = (db: Db) =>
-  db('webhook_deliveries')
+  deliveries(db)
     .join('webhook_events', 'webhook_events.event_id', 'webhook_deliveries.event_id')
-    .select('webhook_deliveries.*', 'webhook_events.type as event_type');
+    .select<(DeliveryRow & { event_type: string })[]>('webhook_deliveries.*', 'webhook_events.type as event_type');
 
 export async function findDelivery(db: Db, deliveryId: string): Promise<(DeliveryRow & { event_type: string }) | undefined> {
   return withType(db).where('webhook_deliveries.delivery_id', deliveryId).first();
@@ -245,7 +249,7 @@ export async function listDeliveries(db: Db, webhookId: string, page: PageReques
 
 export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
   const rows: AttemptRow[] = deliveryIds.length
-    ? await db('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).orderBy(['delivery_id', 'attempt'])
+    ? await db<AttemptRow>('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).orderBy(['delivery_id', 'attempt'])
     : [];
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const r of rows) byDelivery.set(r.delivery_id, [...(byDelivery.get(r.delivery_id) ?? []), r]);
@@ -264,7 +268,7 @@ export async function deliveryPage(db: Db, webhookId: string, page: PageRequest,
 
 /** The next delivery of an (endpoint, ordering key) queue: the oldest pending one by event order. */
 export async function nextPending(db: Db, webhookId: string, orderingKey: string): Promise<string | undefined> {
-  const row = await db('webhook_deliveries')
+  const row = await deliveries(db)
     .where({ webhook_id: webhookId, ordering_key: orderingKey, status: 'pending' })
     .orderBy(['event_seq', 'created_at'])
     .first('delivery_id');
@@ -273,7 +277,7 @@ export async function nextPending(db: Db, webhookId: string, orderingKey: string
 
 /** Counts an attempt before it is made, so a crash mid-request still shows in the log count. */
 export async function beginAttempt(db: Db, deliveryId: string): Promise<number> {
-  const [row] = await db('webhook_deliveries')
+  const [row] = await deliveries(db)
     .where({ delivery_id: deliveryId, status: 'pending' })
     .update({ attempts: db.raw('attempts + 1'), last_attempt_at: db.fn.now(), updated_at: db.fn.now() })
     .returning('attempts');
@@ -287,7 +291,7 @@ export async function recordAttempt(
   outcome: { status: DeliveryStatus; nextAttemptAt: Date | null },
 ): Promise<void> {
   await db('webhook_delivery_attempts').insert(attempt);
-  await db('webhook_deliveries')
+  await deliveries(db)
     .where({ delivery_id: deliveryId })
     .update({
       status: outcome.status,
@@ -302,12 +306,12 @@ export async function recordAttempt(
 
 /** Retries ran out (or the target was refused): the delivery fails and its endpoint is marked failing. */
 export async function giveUp(db: Db, deliveryId: string, reason: string): Promise<void> {
-  const [row] = await db('webhook_deliveries')
+  const [row] = await deliveries(db)
     .where({ delivery_id: deliveryId, status: 'pending' })
     .update({ status: 'failed', last_error: reason, next_attempt_at: null, completed_at: db.fn.now(), updated_at: db.fn.now() })
     .returning('webhook_id');
   if (row) {
-    await db('webhook_endpoints')
+    await endpoints(db)
       .where({ webhook_id: row.webhook_id, status: 'active' })
       .update({ status: 'failing', failing_since: db.fn.now(), updated_at: db.fn.now() });
   }
@@ -315,14 +319,14 @@ export async function giveUp(db: Db, deliveryId: string, reason: string): Promis
 
 /** A delivery that succeeds clears its endpoint's failing status. */
 export async function endpointRecovered(db: Db, webhookId: string): Promise<void> {
-  await db('webhook_endpoints')
+  await endpoints(db)
     .where({ webhook_id: webhookId, status: 'failing' })
     .update({ status: 'active', failing_since: null, updated_at: db.fn.now() });
 }
 
 /** Puts a finished delivery back in its queue (same event, same event id). */
 export async function requeue(db: Db, deliveryId: string): Promise<boolean> {
-  const n = await db('webhook_deliveries')
+  const n = await deliveries(db)
     .where({ delivery_id: deliveryId })
     .whereNot({ status: 'pending' })
     .update({ status: 'pending', next_attempt_at: null, completed_at: null, queued_at: db.fn.now(), updated_at: db.fn.now() });
@@ -339,7 +343,7 @@ export async function strandedQueues(
   olderThanSeconds: number,
   limit = 100,
 ): Promise<{ webhook_id: string; ordering_key: string }[]> {
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: { webhook_id: string; ordering_key: string }[] }>(
     `
     SELECT webhook_id, ordering_key FROM (
       SELECT DISTINCT ON (webhook_id, ordering_key) webhook_id, ordering_key, queued_at, last_attempt_at

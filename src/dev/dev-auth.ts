@@ -4,8 +4,9 @@ import { createServer, Server } from 'node:http';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, JWK, SignJWT, KeyLike } from 'jose';
 
-export const DEV_ISSUER = 'urn:model-orchestration:dev-issuer';
-export const DEV_PLATFORM_CLIENT = 'dev-platform';
+import { DEV_ISSUER, DEV_PLATFORM_CLIENT } from '../config';
+
+export { DEV_ISSUER, DEV_PLATFORM_CLIENT };
 
 /** The dev signing key, kept under .data/dev-auth so tokens survive restarts. Never used when AUTH_JWKS_URL is set. */
 export async function loadDevKey(dataDir: string): Promise<{ privateKey: KeyLike; publicJwk: JWK }> {

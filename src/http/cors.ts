@@ -1,4 +1,5 @@
-import type { Context, Next } from 'koa';
+import koaCors from '@koa/cors';
+import type { Context, Middleware, Next } from 'koa';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
 const EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, Allow';
@@ -8,23 +9,28 @@ const EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, Allow';
  * Preflights (`OPTIONS` with Access-Control-Request-Method) on a known path are answered here with 204;
  * `methodsOf` says which methods a path has, so the answer never promises a route that does not exist.
  */
-export function cors(allowedOrigins: string[], methodsOf: (path: string) => string[]) {
+export function cors(allowedOrigins: string[], methodsOf: (path: string) => string[]): Middleware {
   const anyOrigin = allowedOrigins.includes('*');
+  // The request's own origin when it is allowed; '' makes @koa/cors add no CORS header, so the browser refuses.
+  const origin = (ctx: Context) => {
+    const requested = ctx.get('Origin');
+    return requested && (anyOrigin || allowedOrigins.includes(requested)) ? requested : '';
+  };
+  const options = { origin, allowHeaders: ALLOWED_HEADERS, exposeHeaders: EXPOSED_HEADERS, maxAge: 600 };
+  const answers = koaCors(options);
+  // One preflight answer per set of methods a path has: the paths share a handful of them.
+  const preflights = new Map<string, Middleware>();
+  const preflightFor = (methods: string) => {
+    let middleware = preflights.get(methods);
+    if (!middleware) preflights.set(methods, (middleware = koaCors({ ...options, allowMethods: methods })));
+    return middleware;
+  };
+
   return async (ctx: Context, next: Next) => {
-    const origin = ctx.get('Origin');
-    const allowed = Boolean(origin) && (anyOrigin || allowedOrigins.includes(origin));
-    if (!allowed) return next();
-    ctx.vary('Origin');
-    ctx.set('Access-Control-Allow-Origin', origin);
+    if (ctx.method !== 'OPTIONS') return answers(ctx, next);
     const methods = methodsOf(ctx.path);
-    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') && methods.length) {
-      ctx.set('Access-Control-Allow-Methods', methods.join(', '));
-      ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-      ctx.set('Access-Control-Max-Age', '600');
-      ctx.status = 204;
-      return;
-    }
-    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    return next();
+    // An unknown path gets no preflight answer: the router's 404 follows.
+    if (!methods.length) return next();
+    return preflightFor(methods.join(', '))(ctx, next);
   };
 }

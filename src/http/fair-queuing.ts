@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import type { AuthConfig } from '../config';
+import type { AuthConfig, FairQueuingSettings } from '../config';
 import type { TokenVerifier } from '../auth/verifier';
 import { isJobToken } from '../auth/job-tokens';
 import { actorOf, principalFromClaims } from '../auth/principal';
@@ -11,17 +11,6 @@ import { FairQueue, Shed } from './fair-queue';
 /** The priority levels: each has seats of its own, so a flood of writes never takes the seats reads are served on. */
 export const REQUEST_LEVELS = ['reads', 'writes'] as const;
 export type RequestLevel = (typeof REQUEST_LEVELS)[number];
-
-export interface FairQueuingSettings {
-  /** Off (REQUEST_FAIR_QUEUING=off): every request is served at once, first come, first served. */
-  enabled: boolean;
-  /** Requests served at once per level. */
-  seats: number;
-  /** Requests one flow may have waiting per level. */
-  queueLength: number;
-  /** Longest a request waits for a seat. */
-  queueWaitSeconds: number;
-}
 
 /** Routes served outside the queues: probes and scrapes must answer while the API is full. */
 function exempt(ctx: Context): boolean {

@@ -1,14 +1,5 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-
-/** How long a client may take to send a request (docs/authorization.md, "Slow clients"). */
-export interface HttpLimits {
-  /** From the connection (or the end of the previous request) to the last header line. */
-  headersTimeoutSeconds: number;
-  /** The whole request, headers and body: 30 s asks at least ~35 KB/s of a client sending the 1 MB maximum. */
-  requestTimeoutSeconds: number;
-  /** An idle kept-alive connection between requests. */
-  keepAliveTimeoutSeconds: number;
-}
+import type { HttpLimits } from '../config';
 
 /**
  * The API's HTTP server. A client that sends its headers or body slowly (1 byte a second) held a socket until

@@ -29,6 +29,36 @@ export interface SendOptions {
   maxBodyBytes?: number;
 }
 
+type Outcome = Omit<SendResult, 'latencyMs'>;
+
+/** What an answer's status makes of the attempt: a 2xx succeeds, anything else fails with the status said. */
+function outcomeOf(status: number, body: { body?: string }): Outcome {
+  if (status >= 200 && status < 300) return { statusCode: status, ...body };
+  const error = status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}`;
+  return { statusCode: status, error, ...body };
+}
+
+/** Reads an answer: its body kept up to `keep` bytes when asked, else discarded past MAX_RESPONSE_BYTES. */
+function readAnswer(response: http.IncomingMessage, keep: number | undefined, finish: (outcome: Outcome) => void): void {
+  let read = 0;
+  const chunks: Buffer[] = [];
+  response.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (keep !== undefined && read <= keep) chunks.push(chunk);
+    if (read > (keep ?? MAX_RESPONSE_BYTES)) response.destroy();
+  });
+  const done = () => {
+    const status = response.statusCode ?? 0;
+    if (keep !== undefined && read > keep) return finish({ statusCode: status, error: `answered more than ${keep} bytes` });
+    // A body that is kept must be whole: one cut off mid-way is a failed attempt with no answer (retried).
+    if (keep !== undefined && !response.complete) return finish({ error: 'the answer was cut off' });
+    finish(outcomeOf(status, keep !== undefined ? { body: Buffer.concat(chunks).toString('utf8') } : {}));
+  };
+  response.on('end', done);
+  response.on('close', done);
+  response.on('error', done);
+}
+
 /**
  * One POST to a webhook receiver. The host is resolved and every address checked here, at send time, and the
  * connection is pinned to the checked addresses (a DNS answer that changes between the check and the connect,
@@ -55,7 +85,7 @@ export async function postWebhook(
   };
   return new Promise<SendResult>((resolve) => {
     let settled = false;
-    const finish = (result: Omit<SendResult, 'latencyMs'>) => {
+    const finish = (result: Outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
@@ -71,35 +101,7 @@ export async function postWebhook(
         // A connection of its own: a pooled socket would skip the check of this attempt's addresses.
         agent: false,
       },
-      (response) => {
-        let read = 0;
-        const keep = options.maxBodyBytes;
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (keep !== undefined && read <= keep) chunks.push(chunk);
-          if (read > (keep ?? MAX_RESPONSE_BYTES)) response.destroy();
-        });
-        const done = () => {
-          const status = response.statusCode ?? 0;
-          if (keep !== undefined && read > keep) return finish({ statusCode: status, error: `answered more than ${keep} bytes` });
-          // A body that is kept must be whole: one cut off mid-way is a failed attempt with no answer (retried).
-          if (keep !== undefined && !response.complete) return finish({ error: 'the answer was cut off' });
-          const body = keep !== undefined ? { body: Buffer.concat(chunks).toString('utf8') } : {};
-          finish(
-            status >= 200 && status < 300
-              ? { statusCode: status, ...body }
-              : {
-                  statusCode: status,
-                  error: status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}`,
-                  ...body,
-                },
-          );
-        };
-        response.on('end', done);
-        response.on('close', done);
-        response.on('error', done);
-      },
+      (response) => readAnswer(response, options.maxBodyBytes, finish),
     );
     // The whole attempt, connect to last byte, has one deadline.
     const deadline = setTimeout(() => {

@@ -29,3 +29,31 @@ export function typeErrors(dir: string, files: Record<string, string>): Record<s
     ]),
   );
 }
+
+/**
+ * The errors tsc reports for the project in `dir` (its tsconfig.json) that lie in files under `within`, formatted as
+ * tsc prints them, with the errors of the options and the global ones; '' when there are none.
+ */
+export function projectErrors(dir: string, within: string): string {
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(dir, 'tsconfig.json'), undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    },
+  });
+  if (!config) throw new Error(`no tsconfig.json in ${dir}`);
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, configFileParsingDiagnostics: config.errors });
+  const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(`${within}${path.sep}`));
+  if (own.length === 0) throw new Error(`the project in ${dir} compiles no file under ${within}`);
+  const diagnostics = [
+    ...program.getConfigFileParsingDiagnostics(),
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
+  ];
+  return ts.formatDiagnostics(diagnostics, {
+    getCanonicalFileName: (file) => file,
+    getCurrentDirectory: () => dir,
+    getNewLine: () => '\n',
+  });
+}

@@ -89,8 +89,8 @@ describe('subscription staleness', () => {
 
 describe('identifiers and canonical JSON', () => {
   it('makes time-ordered UUIDv7s', () => {
-    const a = uuidv7(1000);
-    const b = uuidv7(2000);
+    const a = uuidv7({ msecs: 1000 });
+    const b = uuidv7({ msecs: 2000 });
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
     expect(a < b).toBe(true);
   });

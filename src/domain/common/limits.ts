@@ -1,22 +1,7 @@
 import type { LimitsOverride, TenantLimits } from '../../shapes';
+import type { LimitDefaults } from '../../config';
 
-export type { LimitsOverride, TenantLimits };
-
-/** Defaults from the configuration (README, "Configuration"); a rate of 0 turns that limit off. */
-export interface LimitDefaults {
-  jobsPerSecond: number;
-  jobsBurst: number;
-  /** 0: no cap. */
-  maxRunningJobs: number;
-  /** Requests per second of each caller that is not a platform caller, on every authenticated route. */
-  requestsPerSecond: number;
-  requestsBurst: number;
-  /**
-   * Started, unfinished jobs the workers run without a backlog, shared among busy tenants by weight (JOB_CAPACITY;
-   * 0 or unset: no shares). Past it a tenant over its share waits `pending` (docs/fairness.md, "Jobs: fair shares").
-   */
-  jobCapacity?: number;
-}
+export type { LimitsOverride, TenantLimits, LimitDefaults };
 
 /** Bounds of an override; the OpenAPI document states the same (src/openapi/schemas/tenants.ts). */
 export const LIMIT_BOUNDS = {
