@@ -18,6 +18,30 @@ const unit = {
   testPathIgnorePatterns: ['/node_modules/', '/handler-kit/test/postgres-outage\\.test\\.ts$'],
 };
 
+/**
+ * What `npm run test:server` leaves to the dev-server run: files whose answers do not depend on the Temporal server's
+ * shape (its persistence, visibility, matching), so a second run on the production-shaped server would test nothing
+ * new. What touches Temporal's behaviour (jobs' lifecycles, schedules, visibility, fairness, restarts, connections,
+ * workers) runs on both.
+ */
+const ONE_SHAPE_ONLY = [
+  // Not Temporal at all: the rendered deployment, the handler kits, the Python handlers.
+  '/test/deploy/',
+  '/handler-kit/',
+  'python-',
+  // The console's journeys: the API's answers rendered in a browser.
+  '/test/console/',
+  // Rules the API and Postgres decide alone: the registry, tenants, authorization, validation, HTTP limits, secrets.
+  '/registry-[a-z-]+\\.test\\.ts$',
+  '/(models|compatibility|user-schemas|shared-registry|tenants|migrations|secrets-at-rest)\\.test\\.ts$',
+  '/(auth-matrix|auth-oidc|client-mistakes|input-hardening|browser-and-limits|slow-clients|rate-limits)\\.test\\.ts$',
+  '/(fuzz|openapi-examples)\\.test\\.ts$',
+  // Faults of the other dependencies behind Toxiproxy: Postgres, the identity provider, the AWS stand-in.
+  '/(postgres-outage|idp-outage|aws-outage|aws-config)\\.test\\.ts$',
+  // `npm start`'s processes: their signals, embedded Postgres and settings, which no Temporal shape changes.
+  '/(dev-runner|npm-start|npm-start-signals)\\.test\\.ts$',
+];
+
 /** A tier on the shared servers: each file that uses Postgres gets a database of its own (test/helpers/suite-database.ts). */
 const onServers = (displayName, testMatch) => ({
   displayName,
@@ -26,6 +50,7 @@ const onServers = (displayName, testMatch) => ({
   roots: ['<rootDir>/test', '<rootDir>/handler-kit/test'],
   testMatch,
   setupFilesAfterEnv: ['<rootDir>/test/helpers/suite-database.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_TEMPORAL === 'server' ? ONE_SHAPE_ONLY : [])],
 });
 
 module.exports = {

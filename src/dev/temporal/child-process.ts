@@ -1,22 +1,33 @@
 import { spawn, ChildProcess } from 'node:child_process';
 
-/** A Temporal binary run as a child: its output forwarded line by line, and a promise of its exit. */
+/** Lines of a child's output kept to explain its exit: a server that dies at start says why in its last lines. */
+const RECENT_LINES = 20;
+
+/**
+ * A Temporal binary run as a child: its output forwarded line by line, its last lines kept (`recent`), and a promise
+ * of its exit.
+ */
 export function spawnLogged(
   file: string,
   args: string[],
   onOutput?: (line: string) => void,
-): { child: ChildProcess; exited: Promise<void> } {
+): { child: ChildProcess; exited: Promise<void>; recent: string[] } {
   const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const recent: string[] = [];
   const forward = (chunk: Buffer) =>
     chunk
       .toString()
       .split('\n')
       .filter(Boolean)
-      .forEach((l) => onOutput?.(l));
+      .forEach((l) => {
+        recent.push(l);
+        if (recent.length > RECENT_LINES) recent.shift();
+        onOutput?.(l);
+      });
   child.stdout.on('data', forward);
   child.stderr.on('data', forward);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, exited };
+  return { child, exited, recent };
 }
 
 /** SIGTERM, and SIGKILL when the child has not exited after `graceMs`. */

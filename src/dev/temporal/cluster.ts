@@ -118,7 +118,7 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     children.push(...nodes.slice(1).map((node, i) => spawnNode(node, i + 1)));
     for (const [i, address] of frontends.entries()) {
       const frontend = children.find((c) => c.node.service === 'frontend' && address.startsWith(`${c.node.ip}:`))!;
-      await ensureNamespace(adminEndpoint(address, options.tls), namespace, frontend.child, 120000).catch((err: Error) => {
+      await ensureNamespace(adminEndpoint(address, options.tls), namespace, frontend, 120000).catch((err: Error) => {
         throw new Error(`frontend ${i + 1} of the cluster: ${err.message}`);
       });
     }

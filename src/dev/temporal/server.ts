@@ -178,7 +178,7 @@ export function serverProcess(
   root: string,
   config: ServerConfigOptions,
   options: { service?: string; onOutput?: (line: string) => void } = {},
-): () => { child: ChildProcess; exited: Promise<void> } {
+): () => ReturnType<typeof spawnLogged> {
   ensurePrivateDir(path.join(root, 'config'));
   writeFileSync(path.join(root, 'config', 'production.yaml'), serverConfig(config));
   const args = ['--root', root, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'];
@@ -252,13 +252,14 @@ dynamicConfigClient:
 export async function ensureNamespace(
   endpoint: TemporalEndpoint,
   namespace: string,
-  child: ChildProcess,
+  { child, recent }: { child: ChildProcess; recent: string[] },
   timeoutMs: number,
 ): Promise<void> {
   const { address } = endpoint;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new Error(`temporal-server exited with code ${child.exitCode}; its last output:\n${recent.join('\n')}`);
     try {
       const connection = await TemporalConnection.open({ address, connectTimeout: 1000 }, new TemporalCredentials(endpoint));
       try {
@@ -328,10 +329,10 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await kill();
     server = spawnServer();
     children[0] = server;
-    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server.child, 90000);
+    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server, 90000);
   };
   try {
-    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server.child, 90000);
+    await ensureNamespace(adminEndpoint(address, options.tls), namespace, server, 90000);
     let uiUrl: string | null = null;
     if (!options.headless) {
       const uiPort = await freePort(options.uiPort);
