@@ -25,6 +25,31 @@ const MAX_KEY_SET_BYTES = 512 * 1024;
 /** Key ids a refetch showed missing, remembered for one interval so that their repeats cost nothing. */
 const MAX_MISSING_KIDS = 10_000;
 
+/** The key set at `url`, within `timeoutSeconds` for the whole exchange, refused when it is not a small JWK set. */
+async function fetchKeySet(options: Pick<KeyStoreOptions, 'url' | 'timeoutSeconds'>): Promise<JSONWebKeySet> {
+  // One signal for the whole exchange: it aborts a body that stalls after the headers, too.
+  const signal = AbortSignal.timeout(options.timeoutSeconds * 1000);
+  const response = await fetch(options.url, { signal, headers: { Accept: 'application/json' }, redirect: 'error' });
+  if (response.status !== 200) throw new Error(`the key set answered HTTP ${response.status}`);
+  const text = await response.text();
+  if (text.length > MAX_KEY_SET_BYTES) throw new Error('the key set is larger than 512 KB');
+  const set = JSON.parse(text) as JSONWebKeySet;
+  if (!set || !Array.isArray(set.keys)) throw new Error('the answer is not a JWK set');
+  return set;
+}
+
+const unavailable = (err: unknown) =>
+  new UnavailableError(`the identity provider is unavailable: its signing keys could not be fetched (${(err as Error).message})`, {
+    cause: err,
+  });
+
+/** Remembers a key id a refetch did not find, forgetting the oldest past MAX_MISSING_KIDS. */
+function remember(missing: Map<string, number>, kid: string, at: number) {
+  missing.delete(kid);
+  if (missing.size >= MAX_MISSING_KIDS) missing.delete(missing.keys().next().value!);
+  missing.set(kid, at);
+}
+
 /**
  * The identity provider's signing keys, cached so that an IdP outage locks nobody out: the last good set is
  * used for up to `maxStalenessSeconds` while refreshes go on in the background, a new `kid` is fetched at once
@@ -44,24 +69,12 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
   const missing = new Map<string, number>();
   const interval = options.minRefetchSeconds * 1000;
 
-  async function fetchKeySet(): Promise<JSONWebKeySet> {
-    // One signal for the whole exchange: it aborts a body that stalls after the headers, too.
-    const signal = AbortSignal.timeout(options.timeoutSeconds * 1000);
-    const response = await fetch(options.url, { signal, headers: { Accept: 'application/json' }, redirect: 'error' });
-    if (response.status !== 200) throw new Error(`the key set answered HTTP ${response.status}`);
-    const text = await response.text();
-    if (text.length > MAX_KEY_SET_BYTES) throw new Error('the key set is larger than 512 KB');
-    const set = JSON.parse(text) as JSONWebKeySet;
-    if (!set || !Array.isArray(set.keys)) throw new Error('the answer is not a JWK set');
-    return set;
-  }
-
   /** One fetch at a time; concurrent callers share it. */
   function refresh(): Promise<void> {
     inFlight ??= (async () => {
       lastAttemptAt = now();
       try {
-        const set = await fetchKeySet();
+        const set = await fetchKeySet(options);
         local = createLocalJWKSet(set);
         fetchedAt = now();
         lastError = undefined;
@@ -80,11 +93,6 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
   }
 
   const age = () => (now() - fetchedAt) / 1000;
-  const unavailable = (err: unknown) =>
-    new UnavailableError(`the identity provider is unavailable: its signing keys could not be fetched (${(err as Error).message})`, {
-      cause: err,
-    });
-
   const getKey: JWTVerifyGetKey = async (header, token) => {
     if (!local || age() > options.maxStalenessSeconds) {
       // No usable keys at all: this request has to wait for the fetch (bounded by its timeout), unless one just failed.
@@ -112,7 +120,7 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
     try {
       return await local!(header, token);
     } catch (err) {
-      if (err instanceof errors.JWKSNoMatchingKey) remember(String(header.kid ?? ''), lastAttemptAt);
+      if (err instanceof errors.JWKSNoMatchingKey) remember(missing, String(header.kid ?? ''), lastAttemptAt);
       throw err;
     }
   };
@@ -130,12 +138,6 @@ export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVer
       await (inFlight ?? refresh());
     })();
     return queued;
-  }
-
-  function remember(kid: string, at: number) {
-    missing.delete(kid);
-    if (missing.size >= MAX_MISSING_KIDS) missing.delete(missing.keys().next().value!);
-    missing.set(kid, at);
   }
 
   return { getKey, refresh };

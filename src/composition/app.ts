@@ -97,7 +97,32 @@ export function createApp(deps: AppDeps): {
   const metrics = deps.metrics ?? new ServiceMetrics({ pool: poolStats(knex) });
   const serving = deps.serving ?? new ServingState();
   const core = createJobCore({ config: deps.config, knex, gateway: deps.gateway, log, metrics });
-  const { schemas, rules, admission, secrets, defaults, perTenantMetrics } = core;
+  const services = createApiServices(deps, core, finals, metrics);
+  const router = new Router();
+  const route = createRouteRegistrar(router, {
+    validator: new RequestValidator(),
+    verify: deps.verify,
+    auth: deps.config.auth,
+    jobTokens: createJobTokens(deps.config.jobs.tokenKeys, deps.config.auth.clockSkewSeconds),
+    admission: core.admission,
+  });
+  registerOperatorRoutes(router, route, deps, { metrics, serving });
+  registerResourceRoutes(route, deps, core, services);
+  const app = koaApp(deps, { metrics, serving, router });
+  const close = async () => {
+    await services.jobs.settle();
+    await finals.close();
+  };
+  return { app, router, metrics, serving, finals, close };
+}
+
+type JobCore = ReturnType<typeof createJobCore>;
+type RouteRegistrar = ReturnType<typeof createRouteRegistrar>;
+
+/** The services the job routes and the services' routes share (the jobs service is built once for all of them). */
+function createApiServices(deps: AppDeps, core: JobCore, finals: JobFinalListener, metrics: ServiceMetrics) {
+  const { knex, log } = deps;
+  const { schemas, rules } = core;
   const jobs = createJobsService({
     knex,
     gateway: deps.gateway,
@@ -106,24 +131,25 @@ export function createApp(deps: AppDeps): {
     metrics,
     completionWaitSeconds: deps.config.jobs.completionWaitSeconds,
     finals,
-    admission,
+    admission: core.admission,
     slots: core.slots,
     fairness: deps.config.jobs.fairness,
-    perTenantMetrics,
+    perTenantMetrics: core.perTenantMetrics,
   });
   const compatibility = createCompatibility({ schemas });
   const assignments = createAssignmentsService({ knex, rules, compatibility });
   const starts = createJobStarts({ knex, jobs, rules });
   const services = createServicesService({ knex, rules, jobs });
+  return { jobs, compatibility, assignments, starts, services };
+}
 
-  const router = new Router();
-  const route = createRouteRegistrar(router, {
-    validator: new RequestValidator(),
-    verify: deps.verify,
-    auth: deps.config.auth,
-    jobTokens: createJobTokens(deps.config.jobs.tokenKeys, deps.config.auth.clockSkewSeconds),
-    admission,
-  });
+/** What operators and readers use beside the API's resources: the docs, the console, health and metrics. */
+function registerOperatorRoutes(
+  router: Router,
+  route: RouteRegistrar,
+  deps: AppDeps,
+  { metrics, serving }: { metrics: ServiceMetrics; serving: ServingState },
+) {
   registerDocsRoutes(router, buildOpenApiDocument());
   registerConsoleRoutes(router, {
     assetsDir: deps.console?.assetsDir ?? path.join(projectRoot(), 'dist', 'console'),
@@ -134,43 +160,38 @@ export function createApp(deps: AppDeps): {
     },
     devToken: deps.console?.devToken,
   });
-  registerHealthRoutes(route, createHealthService({ knex, gateway: deps.gateway, temporalFairness: deps.temporalFairness }), serving);
+  const health = createHealthService({ knex: deps.knex, gateway: deps.gateway, temporalFairness: deps.temporalFairness });
+  registerHealthRoutes(route, health, serving);
   registerMetricsRoutes(route, metrics);
-  registerClientRoutes(route, createClientsService(knex, defaults));
+}
+
+/** The API's resources, each route file with the service it calls. */
+function registerResourceRoutes(
+  route: RouteRegistrar,
+  deps: AppDeps,
+  core: JobCore,
+  { jobs, compatibility, assignments, starts, services }: ReturnType<typeof createApiServices>,
+) {
+  const { knex, log } = deps;
+  const { schemas, rules, secrets } = core;
+  registerClientRoutes(route, createClientsService(knex, core.defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
   registerRolloutRoutes(route, createRolloutsService({ knex, rules, assignments }));
   registerServiceRoutes(route, services);
-  registerModelRoutes(
-    route,
-    createModelsService({
-      knex,
-      rules,
-      schemas,
-      compatibility,
-      inProcessNames: () => deps.inProcessNames,
-      policy: targetPolicy(deps.config.webhooks),
-      secrets,
-    }),
-    createRetirementService({ knex }),
-    createAliasesService({ knex, assignments }),
-  );
+  const policy = targetPolicy(deps.config.webhooks);
+  const inProcessNames = () => deps.inProcessNames;
+  const models = createModelsService({ knex, rules, schemas, compatibility, inProcessNames, policy, secrets });
+  registerModelRoutes(route, models, createRetirementService({ knex }), createAliasesService({ knex, assignments }));
   registerModelTagRoutes(route, createModelTagsService({ knex }), createModelSearch({ knex }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
   const { webhooks } = deps.config;
+  const launcher = createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks });
   registerWebhookRoutes(
     route,
-    createWebhooksService({
-      knex,
-      log,
-      policy: targetPolicy(webhooks),
-      secretGraceSeconds: webhooks.secretGraceSeconds,
-      secrets,
-      launcher: createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks }),
-    }),
+    createWebhooksService({ knex, log, policy, secretGraceSeconds: webhooks.secretGraceSeconds, secrets, launcher }),
   );
-
   // The API writes schedules and previews fires; the worker runs the fires (./job-worker.ts).
   registerScheduleRoutes(
     route,
@@ -180,15 +201,18 @@ export function createApp(deps: AppDeps): {
       limits: deps.config.schedules,
       gateway: scheduleGatewayFor(deps.temporal, deps.config),
       fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, log }),
-      admission,
+      admission: core.admission,
     }),
   );
+}
 
+/** The middleware in the order a request meets it, then the routes. */
+function koaApp(deps: AppDeps, { metrics, serving, router }: { metrics: ServiceMetrics; serving: ServingState; router: Router }) {
   const app = new Koa();
   app.proxy = true;
   app.silent = true;
   app.use(traceRequests());
-  app.use(requestContext(log));
+  app.use(requestContext(deps.log));
   // Outside the error middleware, so the series carry the status the client got.
   app.use(httpMetrics(metrics));
   app.use(closeConnectionsWhileDraining(serving));
@@ -215,9 +239,5 @@ export function createApp(deps: AppDeps): {
   app.use(guardInput());
   app.use(router.routes());
   app.use(notFoundOrMethodNotAllowed());
-  const close = async () => {
-    await jobs.settle();
-    await finals.close();
-  };
-  return { app, router, metrics, serving, finals, close };
+  return app;
 }

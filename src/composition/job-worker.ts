@@ -60,92 +60,18 @@ export async function createJobWorker(
   const { config } = deps;
   const credentials = new TemporalCredentials(endpointOf(config.temporal), (message) => deps.log.warn(message));
   const connection = await connectNative(credentials);
-  // Workflows write these attributes; starting them in a namespace without them fails every job.
-  try {
-    const { registered } = await ensureSearchAttributes(connection, config.temporal.namespace, {
-      register: config.temporal.registerSearchAttributes,
-      cloud: config.temporal.cloud,
-    });
-    if (registered.length) deps.log.info({ namespace: config.temporal.namespace, registered }, 'registered the job search attributes');
-  } catch (err) {
-    // A namespace this service may not administer: the worker runs (the jobs already started need it), the API's
-    // readiness answers 503 naming the missing attributes and the command, and no job is staged until they exist.
-    if (err instanceof SearchAttributesMissingError) deps.log.error({ missing: err.missing.map((k) => k.name) }, err.message);
-    else {
-      await connection.close();
-      throw err;
-    }
-  }
-  const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
-  const core = createJobCore({ config, knex: deps.knex, gateway, log: deps.log, metrics: deps.metrics });
-  const { schemas, slots, secrets } = core;
-  const runs = createJobRuns({
-    knex: deps.knex,
-    log: deps.log,
-    metrics: deps.metrics,
-    schemas,
-    gateway,
-    slots,
-    perTenantMetrics: core.perTenantMetrics,
-    maxCascadeDepth: config.jobs.maxCascadeDepth,
-    secrets,
-  });
-  const activities = createActivities({
-    knex: deps.knex,
-    runs,
-    gateway,
-    log: deps.log,
-    metrics: deps.metrics,
-    clients: {
-      lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
-      ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
-      inProcess: deps.inProcess,
-      httpPolicy: targetPolicy(config.webhooks),
-    },
-    jobTokens: createJobTokens(config.jobs.tokenKeys),
-    completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
-    publicBaseUrl: config.publicBaseUrl,
-  });
-  // A schedule's fires are the tenant's jobs like any other: they take its bucket's tokens and keep to its cap.
-  const jobs = createJobsService({
-    knex: deps.knex,
-    gateway,
-    schemas,
-    log: deps.log,
-    metrics: deps.metrics,
-    completionWaitSeconds: 0,
-    admission: core.admission,
-    slots,
-  });
-  const fires = createScheduleFires({
-    knex: deps.knex,
-    jobs,
-    services: createServicesService({ knex: deps.knex, rules: core.rules, jobs }),
-    launch: (jobIds) => runs.launchJobs(jobIds),
-    log: deps.log,
-  });
-  const webhookActivities = createWebhookActivities({
-    knex: deps.knex,
-    config: config.webhooks,
-    secrets,
-    jobUiUrl: (jobId) => gateway.uiUrl(jobId),
-  });
   let worker: Worker;
+  let core: JobCore;
   try {
+    await registerSearchAttributes(connection, deps);
+    const gateway = deps.gateway ?? jobGatewayFor(deps.client, config, deps.metrics);
+    core = createJobCore({ config, knex: deps.knex, gateway, log: deps.log, metrics: deps.metrics });
     worker = await Worker.create({
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: { ...activities, ...webhookActivities, ...createScheduleActivities({ fires, gateway }) },
-      // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
-      // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
-      shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,
-      // Jobs wait up to JOB_COMPLETION_DEADLINE_SECONDS for their report; each cached one holds its workflow context.
-      // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
-      // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
-      maxCachedWorkflows: config.workerMaxCachedWorkflows,
-      ...(config.workerSlots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: config.workerSlots.workflowTasks } : {}),
-      ...(config.workerSlots.activities ? { maxConcurrentActivityTaskExecutions: config.workerSlots.activities } : {}),
+      activities: workerActivities(deps, core, gateway),
+      ...workerTuning(config),
       ...deps.tracing?.workerOptions,
       interceptors: {
         ...deps.tracing?.workerOptions.interceptors,
@@ -158,4 +84,79 @@ export async function createJobWorker(
     throw err;
   }
   return { worker, core, connection: { close: followRotations(worker, credentials, deps.log) } };
+}
+
+/**
+ * Workflows write the job search attributes; starting them in a namespace without them fails every job. A namespace
+ * this service may not administer is logged, not thrown: the worker runs (the jobs already started need it), the API's
+ * readiness answers 503 naming the missing attributes and the command, and no job is staged until they exist.
+ */
+async function registerSearchAttributes(connection: Parameters<typeof ensureSearchAttributes>[0], deps: WorkerDeps) {
+  const { namespace, registerSearchAttributes: register, cloud } = deps.config.temporal;
+  try {
+    const { registered } = await ensureSearchAttributes(connection, namespace, { register, cloud });
+    if (registered.length) deps.log.info({ namespace, registered }, 'registered the job search attributes');
+  } catch (err) {
+    if (!(err instanceof SearchAttributesMissingError)) throw err;
+    deps.log.error({ missing: err.missing.map((k) => k.name) }, err.message);
+  }
+}
+
+/** The slots and the sticky cache the settings ask for; the SDK's defaults where they are unset. */
+function workerTuning(config: Config): Partial<WorkerOptions> {
+  return {
+    // On SIGTERM (handled by the SDK) polling stops at once; running activities get this long, then they are
+    // cancelled and Temporal retries them on another worker. Workflow tasks are short and finish.
+    shutdownGraceTime: `${config.shutdown.workerGraceSeconds} seconds`,
+    // Jobs wait up to JOB_COMPLETION_DEADLINE_SECONDS for their report; each cached one holds its workflow context.
+    // The SDK's default scales with the heap, so memory grew with the number of waiting jobs; this bounds it, and an
+    // evicted job is replayed from its history when its completion arrives (bench/README.md, "Memory").
+    maxCachedWorkflows: config.workerMaxCachedWorkflows,
+    ...(config.workerSlots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: config.workerSlots.workflowTasks } : {}),
+    ...(config.workerSlots.activities ? { maxConcurrentActivityTaskExecutions: config.workerSlots.activities } : {}),
+  };
+}
+
+/** The job, webhook and schedule activities, over one set of the job rules (`core`). */
+function workerActivities(deps: WorkerDeps, core: JobCore, gateway: JobGateway) {
+  const { config, knex, log, metrics } = deps;
+  const { schemas, slots, secrets } = core;
+  const runs = createJobRuns({
+    knex,
+    log,
+    metrics,
+    schemas,
+    gateway,
+    slots,
+    perTenantMetrics: core.perTenantMetrics,
+    maxCascadeDepth: config.jobs.maxCascadeDepth,
+    secrets,
+  });
+  const activities = createActivities({
+    knex,
+    runs,
+    gateway,
+    log,
+    metrics,
+    clients: {
+      lambda: deps.lambda ?? new LambdaClient(AWS_CALL_LIMITS),
+      ecs: deps.ecs ?? new ECSClient(AWS_CALL_LIMITS),
+      inProcess: deps.inProcess,
+      httpPolicy: targetPolicy(config.webhooks),
+    },
+    jobTokens: createJobTokens(config.jobs.tokenKeys),
+    completionDeadlineSeconds: config.jobs.completionDeadlineSeconds,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  // A schedule's fires are the tenant's jobs like any other: they take its bucket's tokens and keep to its cap.
+  const jobs = createJobsService({ knex, gateway, schemas, log, metrics, completionWaitSeconds: 0, admission: core.admission, slots });
+  const fires = createScheduleFires({
+    knex,
+    jobs,
+    services: createServicesService({ knex, rules: core.rules, jobs }),
+    launch: (jobIds) => runs.launchJobs(jobIds),
+    log,
+  });
+  const webhookActivities = createWebhookActivities({ knex, config: config.webhooks, secrets, jobUiUrl: (jobId) => gateway.uiUrl(jobId) });
+  return { ...activities, ...webhookActivities, ...createScheduleActivities({ fires, gateway }) };
 }

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { loadConfig, type Config } from '../config';
 import { createLogger } from '../logger';
 import { migrateLatest } from '../db/knex';
 import { composeApi, composeWorker, openResources } from '../composition';
@@ -102,27 +102,9 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     }
 
     if (!config.temporal.address) {
-      const mode = options.env.TEMPORAL_MODE || 'dev';
-      if (mode !== 'dev' && mode !== 'server') throw new Error(`TEMPORAL_MODE must be dev or server, not ${mode}`);
-      const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh'), mode === 'dev' ? 'cli' : 'server'], {
-        stdio: 'inherit',
-      });
-      if (setup.status !== 0) throw new Error('the Temporal binaries are not available (see the message above)');
-      const ports = options.temporalPorts ?? { grpc: 7233, ui: 8233 };
-      // `server`: the production-shaped server, keeping its state in two databases beside the service's own.
-      const server =
-        mode === 'dev'
-          ? await startDevServer({ dbFile: path.join(options.dataDir, 'temporal', 'temporal.db'), port: ports.grpc, uiPort: ports.ui })
-          : await startTemporalServer({
-              postgresUrl: config.databaseUrl,
-              workDir: path.join(options.dataDir, 'temporal-server'),
-              port: ports.grpc,
-              uiPort: ports.ui,
-            });
-      cleanups.push(() => server.stop());
-      config.temporal.address = server.address;
-      config.temporal.uiUrl ??= server.uiUrl ?? undefined;
-      started.push(mode === 'dev' ? 'temporal' : 'temporal-server');
+      const temporal = await startTemporal(config, options, cleanups);
+      config.temporal.address = temporal.address;
+      started.push(temporal.name);
     }
 
     const modelServer = await startModelServer({ port: MODEL_SERVER_PORT }).catch(() => startModelServer({ port: 0 }));
@@ -130,17 +112,7 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
 
     let adminToken: string | undefined;
     if (!config.auth.jwksUrl) {
-      const { privateKey, publicJwk } = await loadDevKey(options.dataDir);
-      const jwks = await serveJwks(publicJwk);
-      cleanups.push(() => new Promise((r) => jwks.server.close(() => r())));
-      config.auth.jwksUrl = jwks.url;
-      config.auth.issuer = DEV_ISSUER;
-      config.auth.machineClients[DEV_PLATFORM_CLIENT] ??= { access: 'platform', tenants: [] };
-      adminToken = await mintDevToken(privateKey, publicJwk.kid, {
-        sub: DEV_PLATFORM_CLIENT,
-        client_id: DEV_PLATFORM_CLIENT,
-        scope: `${config.auth.scopePrefix}admin`,
-      });
+      adminToken = await startDevAuth(config, options.dataDir, cleanups);
       started.push('dev-auth');
     }
 
@@ -188,4 +160,52 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
     await stop();
     throw err;
   }
+}
+
+/**
+ * A Temporal server of `TEMPORAL_MODE` (`dev`: the CLI's dev server; `server`: the production-shaped server, keeping
+ * its state in two databases beside the service's own), its binaries built first if missing.
+ */
+async function startTemporal(
+  config: Config,
+  options: DevRunnerOptions,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ name: string; address: string }> {
+  const mode = options.env.TEMPORAL_MODE || 'dev';
+  if (mode !== 'dev' && mode !== 'server') throw new Error(`TEMPORAL_MODE must be dev or server, not ${mode}`);
+  const setup = spawnSync('bash', [path.join(options.root, 'scripts/setup-temporal.sh'), mode === 'dev' ? 'cli' : 'server'], {
+    stdio: 'inherit',
+  });
+  if (setup.status !== 0) throw new Error('the Temporal binaries are not available (see the message above)');
+  const ports = options.temporalPorts ?? { grpc: 7233, ui: 8233 };
+  // The runner starts the embedded Postgres before Temporal when DATABASE_URL is unset, so there always is one.
+  const postgresUrl = config.databaseUrl;
+  if (!postgresUrl) throw new Error('the production-shaped Temporal server needs a Postgres (DATABASE_URL)');
+  const server =
+    mode === 'dev'
+      ? await startDevServer({ dbFile: path.join(options.dataDir, 'temporal', 'temporal.db'), port: ports.grpc, uiPort: ports.ui })
+      : await startTemporalServer({
+          postgresUrl,
+          workDir: path.join(options.dataDir, 'temporal-server'),
+          port: ports.grpc,
+          uiPort: ports.ui,
+        });
+  cleanups.push(() => server.stop());
+  config.temporal.uiUrl ??= server.uiUrl ?? undefined;
+  return { name: mode === 'dev' ? 'temporal' : 'temporal-server', address: server.address };
+}
+
+/** The dev signing key's JWKS served locally, the settings pointed at it, and a platform admin token it signed. */
+async function startDevAuth(config: Config, dataDir: string, cleanups: (() => Promise<void>)[]): Promise<string> {
+  const { privateKey, publicJwk } = await loadDevKey(dataDir);
+  const jwks = await serveJwks(publicJwk);
+  cleanups.push(() => new Promise((r) => jwks.server.close(() => r())));
+  config.auth.jwksUrl = jwks.url;
+  config.auth.issuer = DEV_ISSUER;
+  config.auth.machineClients[DEV_PLATFORM_CLIENT] ??= { access: 'platform', tenants: [] };
+  return mintDevToken(privateKey, publicJwk.kid, {
+    sub: DEV_PLATFORM_CLIENT,
+    client_id: DEV_PLATFORM_CLIENT,
+    scope: `${config.auth.scopePrefix}admin`,
+  });
 }
