@@ -70,8 +70,11 @@ async function run() {
       console.log(` (load ${os.loadavg()[0].toFixed(2)})`);
     }
 
-    printTargets(ctx.figures, reads);
-    printCosts(ctx.figures);
+    // `--rounds 0` (the noisy neighbour or the parked jobs alone) has no job-path figures to print.
+    if (ROUNDS > 0) {
+      printTargets(ctx.figures, reads);
+      printCosts(ctx.figures);
+    }
     if (STATEMENTS) {
       printStatements();
       await printHistories(stack.temporal);

@@ -38,6 +38,7 @@ export async function serviceJobs({ knex, base, departure, must, doneCount, figu
   sampled.service = `job-${ids[ids.length - 1]}`;
   figures.note('service.inits', inits.perSecond);
   figures.note('service.initP50', inits.p50);
+  figures.note('service.initP99', inits.p99);
   figures.note('service.e2e', (INITS / wall) * 1000);
 }
 
@@ -56,5 +57,6 @@ export async function bareJobs({ temporal, stamp, figures }: RoundContext, round
   figures.noteCpu('bare', cpuPer(cpu, cpuSnapshot(), INITS));
   figures.note('bare.starts', starts.perSecond);
   figures.note('bare.startP50', starts.p50);
+  figures.note('bare.startP99', starts.p99);
   figures.note('bare.e2e', (INITS / wall) * 1000);
 }

@@ -10,7 +10,11 @@ export function printHeader() {
   );
 }
 
-/** Each target of the job-path benchmark: the two sides' medians (each round's figures in brackets), their ratio, met or not. */
+/**
+ * Each target of the job-path benchmark: the two sides' medians (each round's figures in brackets), their ratio, met
+ * or not. The targets are the job path's (end to end ≥ 0.85 of the bare client and worker, reads ≥ 0.9 of the bare
+ * handler, 10 subscriptions ≤ 1.2 × none); admission has none, it is reported with its p99.
+ */
 export function printTargets({ m, all }: Figures, reads: Read[]) {
   console.log("\nmedians of the rounds (each round's figures after the slash-separated lists)");
   const rows: [string, string, string, number, string, boolean][] = [];
@@ -20,11 +24,11 @@ export function printTargets({ m, all }: Figures, reads: Read[]) {
     starts = m('bare.starts');
   row(
     'job starts: accepted inits/s vs bare starts/s',
-    `${fmt(inits)} (p50 ${fmt(m('service.initP50'))} ms) [${all('service.inits')}]`,
-    `${fmt(starts)} (p50 ${fmt(m('bare.startP50'))} ms) [${all('bare.starts')}]`,
+    `${fmt(inits)} (p50 ${fmt(m('service.initP50'))} ms, p99 ${fmt(m('service.initP99'))} ms) [${all('service.inits')}]`,
+    `${fmt(starts)} (p50 ${fmt(m('bare.startP50'))} ms, p99 ${fmt(m('bare.startP99'))} ms) [${all('bare.starts')}]`,
     inits / starts,
-    '≥ 0.8',
-    inits / starts >= 0.8,
+    'none',
+    true,
   );
   const e2e = m('service.e2e'),
     bareE2e = m('bare.e2e');
@@ -33,8 +37,8 @@ export function printTargets({ m, all }: Figures, reads: Read[]) {
     `${fmt(e2e)} [${all('service.e2e')}]`,
     `${fmt(bareE2e)} [${all('bare.e2e')}]`,
     e2e / bareE2e,
-    '≥ 0.7',
-    e2e / bareE2e >= 0.7,
+    '≥ 0.85',
+    e2e / bareE2e >= 0.85,
   );
   for (const [what] of reads) {
     const s = m(`service.read.${what}`),
@@ -44,8 +48,8 @@ export function printTargets({ m, all }: Figures, reads: Read[]) {
       `${fmt(s)} [${all(`service.read.${what}`)}]`,
       `${fmt(b)} [${all(`bare.read.${what}`)}]`,
       s / b,
-      '≥ 0.8',
-      s / b >= 0.8,
+      '≥ 0.9',
+      s / b >= 0.9,
     );
   }
   const c0 = m('service.complete0'),
@@ -64,12 +68,12 @@ export function printTargets({ m, all }: Figures, reads: Read[]) {
     `${fmt(c10)} [${all('service.complete10')}]`,
     `${fmt(c0)}`,
     c10 / c0,
-    '≤ 2',
-    c10 / c0 <= 2,
+    '≤ 1.2',
+    c10 / c0 <= 1.2,
   );
   for (const [target, s, b, ratio, goal, met] of rows) {
     console.log(
-      `${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} (target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`,
+      `${target}\n  service ${s}\n  bare    ${b}\n  ratio   ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'} ${goal === 'none' ? '(no target)' : `(target ${goal}): ${Number.isFinite(ratio) ? (met ? 'met' : 'NOT met') : 'not measured'}`}`,
     );
   }
 }
