@@ -56,89 +56,103 @@ function remember(missing: Map<string, number>, kid: string, at: number) {
  * (rate-limited), and a fetch never takes longer than `timeoutSeconds`, however slowly the IdP answers.
  */
 export function createRemoteKeyStore(options: KeyStoreOptions): { getKey: JWTVerifyGetKey; refresh(): Promise<void> } {
-  const now = options.now ?? Date.now;
-  let local: JWTVerifyGetKey | undefined;
-  let fetchedAt = -Infinity;
-  let lastAttemptAt = -Infinity;
-  let lastError: unknown;
-  let lastUnknownKidRefetchAt = -Infinity;
-  let inFlight: Promise<void> | undefined;
+  const store = new RemoteKeyStore(options);
+  return { getKey: (header, token) => store.getKey(header, token), refresh: () => store.refresh() };
+}
+
+class RemoteKeyStore {
+  private readonly now: () => number;
+  private local: JWTVerifyGetKey | undefined;
+  private fetchedAt = -Infinity;
+  private lastAttemptAt = -Infinity;
+  private lastError: unknown;
+  private lastUnknownKidRefetchAt = -Infinity;
+  private inFlight: Promise<void> | undefined;
   /** The refetch the unknown key ids asked for, before it starts; shared by every one that asks meanwhile. */
-  let queued: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
   /** Key id → when the refetch that did not find it started. */
-  const missing = new Map<string, number>();
-  const interval = options.minRefetchSeconds * 1000;
+  private readonly missing = new Map<string, number>();
+  private readonly interval: number;
+
+  constructor(private readonly options: KeyStoreOptions) {
+    this.now = options.now ?? Date.now;
+    this.interval = options.minRefetchSeconds * 1000;
+  }
 
   /** One fetch at a time; concurrent callers share it. */
-  function refresh(): Promise<void> {
-    inFlight ??= (async () => {
-      lastAttemptAt = now();
+  refresh(): Promise<void> {
+    this.inFlight ??= (async () => {
+      this.lastAttemptAt = this.now();
       try {
-        const set = await fetchKeySet(options);
-        local = createLocalJWKSet(set);
-        fetchedAt = now();
-        lastError = undefined;
+        this.local = createLocalJWKSet(await fetchKeySet(this.options));
+        this.fetchedAt = this.now();
+        this.lastError = undefined;
       } catch (err) {
-        lastError = err;
-        options.log?.warn(
-          { err: (err as Error).message, url: options.url, ageSeconds: Math.round((now() - fetchedAt) / 1000) },
+        this.lastError = err;
+        this.options.log?.warn(
+          { err: (err as Error).message, url: this.options.url, ageSeconds: Math.round(this.age()) },
           'signing key refresh failed',
         );
         throw err;
       } finally {
-        inFlight = undefined;
+        this.inFlight = undefined;
       }
     })();
-    return inFlight;
+    return this.inFlight;
   }
 
-  const age = () => (now() - fetchedAt) / 1000;
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    if (!local || age() > options.maxStalenessSeconds) {
-      // No usable keys at all: this request has to wait for the fetch (bounded by its timeout), unless one just failed.
-      if (lastError && !inFlight && (now() - lastAttemptAt) / 1000 < options.minRefetchSeconds) throw unavailable(lastError);
-      await (inFlight ?? refresh()).catch((err) => {
-        throw unavailable(err);
-      });
-    } else if (age() > options.refreshSeconds && !inFlight) {
-      refresh().catch(() => undefined); // logged inside; the current keys serve meanwhile
-    }
+  async getKey(...[header, token]: Parameters<JWTVerifyGetKey>): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+    await this.usableKeys();
     try {
-      return await local!(header, token);
+      return await this.local!(header, token);
     } catch (err) {
       if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
-      const kid = String(header.kid ?? '');
-      const missedAt = missing.get(kid);
-      if (missedAt !== undefined && now() - missedAt < interval) throw err;
+      const missedAt = this.missing.get(String(header.kid ?? ''));
+      if (missedAt !== undefined && this.now() - missedAt < this.interval) throw err;
     }
     // A key id we have not seen: perhaps a key the IdP just published. The refetch must start after this request
     // came, or it may predate the key; made-up key ids share the same refetches, so they cannot push it back.
-    const askedAt = now();
-    await refetchAfter(askedAt).catch((err) => {
+    await this.refetchAfter(this.now()).catch((err) => {
       throw unavailable(err);
     });
     try {
-      return await local!(header, token);
+      return await this.local!(header, token);
     } catch (err) {
-      if (err instanceof errors.JWKSNoMatchingKey) remember(missing, String(header.kid ?? ''), lastAttemptAt);
+      if (err instanceof errors.JWKSNoMatchingKey) remember(this.missing, String(header.kid ?? ''), this.lastAttemptAt);
       throw err;
     }
-  };
-
-  /** A refetch that starts at or after `since`: the one under way if it did, else the next, one interval after the last. */
-  function refetchAfter(since: number): Promise<void> {
-    if (inFlight && lastAttemptAt >= since) return inFlight;
-    queued ??= (async () => {
-      await inFlight?.catch(() => undefined);
-      const wait = lastUnknownKidRefetchAt + interval - now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      lastUnknownKidRefetchAt = now();
-      // Requests from here on need a later refetch: this one may have been served before their key was published.
-      queued = undefined;
-      await (inFlight ?? refresh());
-    })();
-    return queued;
   }
 
-  return { getKey, refresh };
+  private age(): number {
+    return (this.now() - this.fetchedAt) / 1000;
+  }
+
+  /** Waits for keys when there are none fresh enough to use; starts a background refresh when they are getting old. */
+  private async usableKeys(): Promise<void> {
+    if (!this.local || this.age() > this.options.maxStalenessSeconds) {
+      // No usable keys at all: this request has to wait for the fetch (bounded by its timeout), unless one just failed.
+      const justFailed = (this.now() - this.lastAttemptAt) / 1000 < this.options.minRefetchSeconds;
+      if (this.lastError && !this.inFlight && justFailed) throw unavailable(this.lastError);
+      await (this.inFlight ?? this.refresh()).catch((err) => {
+        throw unavailable(err);
+      });
+    } else if (this.age() > this.options.refreshSeconds && !this.inFlight) {
+      this.refresh().catch(() => undefined); // logged inside; the current keys serve meanwhile
+    }
+  }
+
+  /** A refetch that starts at or after `since`: the one under way if it did, else the next, one interval after the last. */
+  private refetchAfter(since: number): Promise<void> {
+    if (this.inFlight && this.lastAttemptAt >= since) return this.inFlight;
+    this.queued ??= (async () => {
+      await this.inFlight?.catch(() => undefined);
+      const wait = this.lastUnknownKidRefetchAt + this.interval - this.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      this.lastUnknownKidRefetchAt = this.now();
+      // Requests from here on need a later refetch: this one may have been served before their key was published.
+      this.queued = undefined;
+      await (this.inFlight ?? this.refresh());
+    })();
+    return this.queued;
+  }
 }

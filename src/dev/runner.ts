@@ -76,56 +76,21 @@ export interface DevRunner {
  * src/composition/index.ts). `stop` undoes all of it, newest first.
  */
 export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunner> {
-  const config = loadConfig(options.env);
-  // The API and the worker run in this process: a key of this run's own signs and verifies the job tokens.
-  if (!config.jobs.tokenKeys.length) config.jobs.tokenKeys = [{ kid: 'dev', secret: new Uint8Array(randomBytes(32)) }];
-  // The model-server stand-in listens on 127.0.0.1 over http: on one machine, `http` handlers (and webhooks) may reach
-  // it unless the outbound policy was set explicitly.
-  if (options.env.WEBHOOK_ALLOW_HTTP === undefined) config.webhooks.allowHttp = true;
-  if (options.env.WEBHOOK_ALLOWED_PRIVATE_RANGES === undefined) config.webhooks.allowedPrivateRanges = ['127.0.0.1/32'];
+  const config = devConfig(options.env);
   const log = createLogger(config.logLevel, 'dev');
   const cleanups: (() => Promise<void>)[] = [];
-  const started: string[] = [];
-  let embeddedPostgresUrl: string | undefined;
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err) => log.warn({ err }, 'cleanup failed'));
   };
 
   if (config.port !== 0) await assertPortFree(config.port);
   try {
-    if (!config.databaseUrl) {
-      const pg = await startEmbeddedPostgres(options.root, ['--dir', options.dataDir]);
-      cleanups.push(() => pg.stop());
-      config.databaseUrl = pg.url;
-      embeddedPostgresUrl = pg.url;
-      started.push('postgres');
-    }
-
-    if (!config.temporal.address) {
-      const temporal = await startTemporal(config, options, cleanups);
-      config.temporal.address = temporal.address;
-      started.push(temporal.name);
-    }
-
-    const modelServer = await startModelServer({ port: MODEL_SERVER_PORT }).catch(() => startModelServer({ port: 0 }));
-    cleanups.push(() => modelServer.close());
-
-    let adminToken: string | undefined;
-    if (!config.auth.jwksUrl) {
-      adminToken = await startDevAuth(config, options.dataDir, cleanups);
-      started.push('dev-auth');
-    }
-
-    if (!config.secretKeys.length) {
-      config.secretKeys = parseSecretKeys(loadDevSecretKeys(options.dataDir));
-      started.push('dev-secrets');
-    }
-
+    const local = await startWhatIsUnset(config, options, cleanups);
     const resources = await openResources({ config, log, poolName: 'mos-dev', tracing: options.tracing });
     cleanups.push(() => resources.close());
     await migrateLatest(resources.knex, createSecretBox(config.secretKeys));
 
-    const api = composeApi({ ...resources, console: { devToken: adminToken } });
+    const api = composeApi({ ...resources, console: { devToken: local.adminToken } });
     const server = await api.listen(config.port);
     const closeApi = () => api.close();
     cleanups.push(closeApi);
@@ -147,19 +112,65 @@ export async function startDevRunner(options: DevRunnerOptions): Promise<DevRunn
 
     return {
       apiUrl,
-      temporalAddress: config.temporal.address,
+      temporalAddress: local.temporalAddress,
       temporalUiUrl: config.temporal.uiUrl,
-      adminToken,
+      adminToken: local.adminToken,
       workerMetricsUrl: worker.metricsServer?.url,
-      modelServerUrl: modelServer.url,
-      embeddedPostgresUrl,
-      started,
+      modelServerUrl: local.modelServerUrl,
+      embeddedPostgresUrl: local.embeddedPostgresUrl,
+      started: local.started,
       stop,
     };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** The settings of `env`, with what one machine running both the API and the worker needs filled in. */
+function devConfig(env: NodeJS.ProcessEnv): Config {
+  const config = loadConfig(env);
+  // The API and the worker run in this process: a key of this run's own signs and verifies the job tokens.
+  if (!config.jobs.tokenKeys.length) config.jobs.tokenKeys = [{ kid: 'dev', secret: new Uint8Array(randomBytes(32)) }];
+  // The model-server stand-in listens on 127.0.0.1 over http: on one machine, `http` handlers (and webhooks) may reach
+  // it unless the outbound policy was set explicitly.
+  if (env.WEBHOOK_ALLOW_HTTP === undefined) config.webhooks.allowHttp = true;
+  if (env.WEBHOOK_ALLOWED_PRIVATE_RANGES === undefined) config.webhooks.allowedPrivateRanges = ['127.0.0.1/32'];
+  return config;
+}
+
+/**
+ * Starts what the settings leave unset (Postgres, Temporal, a signing key, secret keys) and the model-server
+ * stand-in, writing what each gives into `config`; each pushes its cleanup.
+ */
+async function startWhatIsUnset(config: Config, options: DevRunnerOptions, cleanups: (() => Promise<void>)[]) {
+  const started: string[] = [];
+  let embeddedPostgresUrl: string | undefined;
+  if (!config.databaseUrl) {
+    const pg = await startEmbeddedPostgres(options.root, ['--dir', options.dataDir]);
+    cleanups.push(() => pg.stop());
+    config.databaseUrl = pg.url;
+    embeddedPostgresUrl = pg.url;
+    started.push('postgres');
+  }
+  let temporalAddress = config.temporal.address;
+  if (!temporalAddress) {
+    const temporal = await startTemporal(config, options, cleanups);
+    config.temporal.address = temporalAddress = temporal.address;
+    started.push(temporal.name);
+  }
+  const modelServer = await startModelServer({ port: MODEL_SERVER_PORT }).catch(() => startModelServer({ port: 0 }));
+  cleanups.push(() => modelServer.close());
+  let adminToken: string | undefined;
+  if (!config.auth.jwksUrl) {
+    adminToken = await startDevAuth(config, options.dataDir, cleanups);
+    started.push('dev-auth');
+  }
+  if (!config.secretKeys.length) {
+    config.secretKeys = parseSecretKeys(loadDevSecretKeys(options.dataDir));
+    started.push('dev-secrets');
+  }
+  return { started, temporalAddress, embeddedPostgresUrl, adminToken, modelServerUrl: modelServer.url };
 }
 
 /**
