@@ -11,10 +11,9 @@ export interface CpuSnapshot {
 
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds used so far, from /proc (Linux); a process that ended between two snapshots is not counted. */
-export function cpuSnapshot(): CpuSnapshot {
-  const usage = process.cpuUsage();
-  const snap: CpuSnapshot = { node: (usage.user + usage.system) / 1e6, temporal: 0, postgres: 0 };
+/** Every process on the machine with its name and CPU seconds used so far, from /proc (Linux). */
+export function processes(): { pid: number; name: string; seconds: number }[] {
+  const found: { pid: number; name: string; seconds: number }[] = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat: string;
@@ -26,7 +25,16 @@ export function cpuSnapshot(): CpuSnapshot {
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     // Fields after the name: utime and stime are the 14th and 15th of the whole line.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    found.push({ pid: Number(pid), name, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
+  }
+  return found;
+}
+
+/** CPU seconds used so far; a process that ended between two snapshots is not counted. */
+export function cpuSnapshot(): CpuSnapshot {
+  const usage = process.cpuUsage();
+  const snap: CpuSnapshot = { node: (usage.user + usage.system) / 1e6, temporal: 0, postgres: 0 };
+  for (const { name, seconds } of processes()) {
     if (name.startsWith('temporal')) snap.temporal += seconds;
     else if (name.startsWith('postgres')) snap.postgres += seconds;
   }

@@ -10,17 +10,18 @@ import { runNoisy } from './run/noisy';
 import { runParked } from './run/parked';
 import { roundContext } from './run/round-context';
 import { startBaselines, startService, startStack, stopAll, stopRest, stopStack, type Stops } from './run/stack';
-import { FLOOR, NOISY, ONLY, PARKED, PHASES, ROUNDS, STATEMENTS } from './run/options';
+import { FLOOR, NOISY, ONLY, PARKED, PHASES, PIN, ROUNDS, STATEMENTS } from './run/options';
+import { pinCores } from './run/pin';
 import { printHistories, printStatements } from './run/statements';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
- * [--phases jobs,reads,completions] [--inits 200] [--noisy 1500] [--noisy-rounds 1]` (bench/README.md): the service's paths
+ * [--phases jobs,reads,completions] [--inits 200] [--noisy 1500] [--noisy-rounds 1] [--pin]` (bench/README.md): the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
  * ratios printed per target of the job-path benchmark. Not part of the test suite. `--timeline` prints the history of one completion
  * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
  * (for profiling the service alone); `--parked 0` skips the memory scenario, `--noisy 0` the noisy neighbour
- * (bench/noisy-neighbour.ts).
+ * (bench/noisy-neighbour.ts). `--pin` runs this process on one core and Temporal and Postgres on the other.
  *
  * The pieces are in bench/run/: options.ts (the flags), stack.ts (database, Temporal server, the service's API and
  * worker, the bare baselines), fixtures.ts (the models and domain the rounds use), round-context.ts, the phases of a
@@ -30,6 +31,7 @@ import { printHistories, printStatements } from './run/statements';
 async function run() {
   const stack = await startStack();
   const stops: Stops = [];
+  const unpin = PIN ? pinCores() : undefined;
   try {
     const service = await startService(stack, stops);
     const baselines = await startBaselines(stack, service, stops);
@@ -89,6 +91,7 @@ async function run() {
     if (NOISY > 0) await runNoisy(stack, service);
     if (PARKED > 0) await runParked(stack.server.address);
   } finally {
+    unpin?.();
     await stopRest(stops);
     await stopStack(stack);
   }

@@ -22,10 +22,11 @@ async function parkService({ knex, base, must }: RoundContext, modelId: string, 
   return ids;
 }
 
-// One completion at a time. `settled`: the next waits until the cascade jobs the last one fired have finished, so
-// its figure is the completion's own latency; back to back, each also competes with the cascades still running.
+// One completion at a time. `settled`: the next waits until the last one's workflow and those of the cascade jobs it
+// fired have closed (not only their rows final: each still closes its workflow after), so its figure is the
+// completion's own latency; back to back, each also competes with the cascades still running.
 async function completeService(
-  { base, token, call, doneCount, figures }: RoundContext,
+  { base, token, call, temporal, figures }: RoundContext,
   modelId: string,
   ids: string[],
   name: string,
@@ -41,7 +42,9 @@ async function completeService(
     ms.push(performance.now() - started);
     if (res.status !== 200) throw new Error(`completion: ${res.status} ${res.body}`);
     const fired = (JSON.parse(res.body) as { triggered_events: { job_id: string }[] }).triggered_events.map((e) => e.job_id);
-    while (settled && fired.length > 0 && (await doneCount(fired)) < fired.length) await sleep(10);
+    // The source's workflow closes after it has started its cascades' workflows: waited for first, they exist after.
+    const closed = (jobId: string) => temporal.workflow.getHandle(`job-${jobId}`).result();
+    if (settled) await closed(id).then(() => Promise.all(fired.map(closed)));
   }
   figures.note(
     name,

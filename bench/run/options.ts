@@ -29,3 +29,5 @@ export const STATEMENTS = process.argv.includes('--statements');
  * the rounds) is below R; 0 checks nothing.
  */
 export const FLOOR = Number(arg('floor', '0'));
+/** `--pin`: this process on one core, Temporal and Postgres on the other (bench/run/pin.ts). */
+export const PIN = process.argv.includes('--pin');
