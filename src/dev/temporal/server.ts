@@ -335,27 +335,44 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await ensureNamespace(adminEndpoint(address, options.tls), namespace, server, 90000);
     let uiUrl: string | null = null;
     if (!options.headless) {
-      const uiPort = await freePort(options.uiPort);
-      const uiDir = path.join(options.workDir, 'ui');
-      ensurePrivateDir(path.join(uiDir, 'config'));
-      writeFileSync(
-        path.join(uiDir, 'config', 'production.yaml'),
-        `temporalGrpcAddress: ${address}\nhost: 127.0.0.1\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\nrefreshInterval: 0s\ncors:\n  allowOrigins: []\n`,
-      );
-      const ui = spawnLogged(
-        binary('temporal-ui-server'),
-        ['--root', uiDir, '--config', 'config', '--env', 'production', 'start'],
-        options.onOutput,
-      );
+      const ui = await startUiServer({ address, namespace, workDir: options.workDir, port: options.uiPort, onOutput: options.onOutput });
       children.push(ui);
-      uiUrl = `http://127.0.0.1:${uiPort}`;
-      await waitForHttp(uiUrl, ui.child, 30000);
+      uiUrl = ui.url;
     }
     return { address, uiUrl, databases: { main, visibility }, stop, kill, restart };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/**
+ * The Temporal Web UI server for the plaintext frontend at `address`, on `port` (a free one when unset), once it
+ * answers at the returned URL.
+ */
+export async function startUiServer(o: {
+  address: string;
+  namespace: string;
+  workDir: string;
+  port?: number;
+  onOutput?: (line: string) => void;
+}): Promise<ReturnType<typeof spawnLogged> & { url: string }> {
+  const uiPort = await freePort(o.port);
+  const uiDir = path.join(o.workDir, 'ui');
+  ensurePrivateDir(path.join(uiDir, 'config'));
+  writeFileSync(
+    path.join(uiDir, 'config', 'production.yaml'),
+    `temporalGrpcAddress: ${o.address}\nhost: 127.0.0.1\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${o.namespace}\nrefreshInterval: 0s\ncors:\n  allowOrigins: []\n`,
+  );
+  const ui = spawnLogged(binary('temporal-ui-server'), ['--root', uiDir, '--config', 'config', '--env', 'production', 'start'], o.onOutput);
+  const url = `http://127.0.0.1:${uiPort}`;
+  try {
+    await waitForHttp(url, ui.child, 30000);
+  } catch (err) {
+    await stopChild(ui.child, ui.exited, 5000);
+    throw err;
+  }
+  return { ...ui, url };
 }
 
 /** A free port below 32768: the server stores membership ports in a smallint column. */
