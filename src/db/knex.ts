@@ -15,6 +15,9 @@ export function createKnex(databaseUrl: string, pool: { min?: number; max?: numb
     client: 'pg',
     connection: pool.name ? { connectionString: databaseUrl, application_name: pool.name } : databaseUrl,
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    // knex warns of each failed connection with its stack; the error itself reaches the caller, which reports it, so
+    // the warning keeps its first line (a missing database was a stack trace before the message that says so).
+    log: { warn: (message: unknown) => console.warn(String(message).split('\n')[0]) },
   });
 }
 
