@@ -21,6 +21,11 @@ import { scheduleEvents } from './schedule-events';
  * exists yet (a held job), or the workflow closed leaving the row unfinished (the job reconciler fails such a row).
  */
 const ROW_READ_MS = 5000;
+/**
+ * How often a fire heartbeats while Temporal's long poll is open: the poll answers about every 20 s, too close to the
+ * activity's 30 s heartbeat timeout to be the only beat on a busy worker.
+ */
+const BEAT_MS = 5000;
 
 /** The job a fire starts: the same schedule and nominal time always give the same id (a retried or repeated fire). */
 export function scheduledJobId(scheduleId: string, nominalTime: Date): string {
@@ -157,7 +162,8 @@ export async function awaitFinalStatus(
     if (left <= 0 || ended) return undefined;
     beat();
     if (!closed) {
-      const workflow = await deps.gateway.awaitClosed(jobId, { deadline, signal }, beat);
+      const beating = setInterval(beat, BEAT_MS);
+      const workflow = await deps.gateway.awaitClosed(jobId, { deadline, signal }, beat).finally(() => clearInterval(beating));
       // Open at the end of Temporal's wait: the row read once more is the answer.
       ended = workflow === 'open';
       closed = workflow === 'closed';
