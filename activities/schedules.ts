@@ -27,8 +27,10 @@ export function createScheduleActivities(deps: {
   return {
     ...decided,
     /**
-     * The job's final status, or null after AWAIT_MS; heartbeats, so a cancellation of the fire reaches it (and is
-     * thrown as it is, not classified: the workflow tells a cancellation by its type).
+     * The job's final status, or null after AWAIT_MS: waits on Temporal for the close of the job's workflow, then
+     * reads the status from the job's row (ScheduleFires.awaitFinal). Heartbeats between Temporal's answers, so a
+     * cancellation of the fire reaches it; the cancellation aborts the wait's call to Temporal and is thrown as it is,
+     * not classified (the workflow tells a cancellation by its type).
      */
     async awaitScheduledJob(jobId: string): Promise<string | null> {
       const context = Context.current();

@@ -7,8 +7,9 @@ const { fireSchedule, cancelScheduledJob } = proxyActivities<ScheduleActivities>
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-// Waiting for the job: each attempt waits up to 5 minutes for the job to be final (one indexed read every 2 s) and
-// heartbeats between reads, so a lost worker is noticed within the heartbeat timeout and a cancellation (overlap `cancel_other`) reaches it.
+// Waiting for the job: each attempt waits up to 5 minutes for the job to be final (on Temporal's wait for the close of
+// the job's workflow, which answers about every 20 s while it runs) and heartbeats between those answers, so a lost
+// worker is noticed within the heartbeat timeout and a cancellation (overlap `cancel_other`) reaches it.
 const { awaitScheduledJob } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '6 minutes',
   heartbeatTimeout: '30 seconds',

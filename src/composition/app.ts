@@ -200,7 +200,7 @@ function registerResourceRoutes(
       log,
       limits: deps.config.schedules,
       gateway: scheduleGatewayFor(deps.temporal, deps.config),
-      fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, log }),
+      fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, gateway: deps.gateway, log }),
       admission: core.admission,
     }),
   );

@@ -155,6 +155,7 @@ function workerActivities(deps: WorkerDeps, core: JobCore, gateway: JobGateway) 
     jobs,
     services: createServicesService({ knex, rules: core.rules, jobs }),
     launch: (jobIds) => runs.launchJobs(jobIds),
+    gateway,
     log,
   });
   const webhookActivities = createWebhookActivities({ knex, config: config.webhooks, secrets, jobUiUrl: (jobId) => gateway.uiUrl(jobId) });

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  Client,
+  isGrpcCancelledError,
+  isGrpcDeadlineError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Priority, type SearchAttributePair } from '@temporalio/common';
 import type { JobView } from '../db/jobs.repository';
@@ -63,6 +70,14 @@ function summary(job: JobView): string {
 // attribute), a missing namespace, a refused permission, a failed precondition.
 const INVALID_ARGUMENT = 3;
 const PERMANENT_START_CODES = new Set([INVALID_ARGUMENT, 5, 7, 9]);
+// gRPC status of a history call for a workflow Temporal does not have.
+const NOT_FOUND = 5;
+/**
+ * The least time left before the deadline worth a long poll: the server keeps a second of the caller's deadline for
+ * itself, and answers at once (with no event) when less is left, so polling to the deadline asked hundreds of times in
+ * its last second.
+ */
+const LONG_POLL_TAIL_MS = 2000;
 
 /** The server's own words: the SDK wraps them in its error ("Failed to start Workflow …") as the cause's details. */
 function serverAnswer(err: unknown): string {
@@ -210,6 +225,54 @@ async function closedUnfinished(client: Client, taskQueue: string, closedAfter: 
   return found;
 }
 
+/**
+ * Temporal's own wait for the close of the job's workflow (the long poll `WorkflowHandle.result()` makes): the history
+ * call, asked for the close event with `waitNewEvent`, answers as soon as the workflow has closed, or with no event
+ * after the server's long-poll interval (about 20 s), to be asked again with its page token. The raw service call,
+ * not `result()`: the caller needs only that it closed, not its result or failure decoded. The deadline and the
+ * signal end the call in flight, so no long poll outlives the wait that asked for it.
+ */
+async function awaitClosed(
+  client: Client,
+  namespace: string,
+  jobId: string,
+  until: { deadline: number; signal?: AbortSignal },
+  onPoll: () => void,
+): Promise<'closed' | 'absent' | 'open'> {
+  const { connection } = client;
+  const request: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest = {
+    namespace,
+    execution: { workflowId: workflowIdFor(jobId) },
+    waitNewEvent: true,
+    historyEventFilterType: temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+    skipArchival: true,
+  };
+  const { signal } = until;
+  for (;;) {
+    if (signal?.aborted || until.deadline - Date.now() < LONG_POLL_TAIL_MS) return 'open';
+    // A signal per call: the SDK adds an abort listener to the signal of each call and never removes it, so the
+    // caller's signal, which spans many polls, carries only this one, removed after each.
+    const call = new AbortController();
+    const abort = () => call.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    let page: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse;
+    try {
+      page = await connection.withAbortSignal(call.signal, () =>
+        connection.withDeadline(until.deadline, () => connection.workflowService.getWorkflowExecutionHistory(request)),
+      );
+    } catch (err) {
+      if (isGrpcDeadlineError(err) || (isGrpcCancelledError(err) && call.signal.aborted)) return 'open';
+      if (grpcCode(err) === NOT_FOUND) return 'absent';
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
+    if (page.history?.events?.length) return 'closed';
+    request.nextPageToken = page.nextPageToken;
+    onPoll();
+  }
+}
+
 export function createJobGateway(options: {
   client: Client;
   taskQueue: string;
@@ -284,6 +347,7 @@ export function createJobGateway(options: {
       return inflight;
     },
     closedUnfinished: (closedAfter) => closedUnfinished(client, taskQueue, closedAfter),
+    awaitClosed: (jobId, until, onPoll) => awaitClosed(client, namespace, jobId, until, onPoll),
     uiUrl(jobId) {
       if (!uiUrl) return null;
       return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowIdFor(jobId))}`;

@@ -37,6 +37,7 @@ function standInGateway(answer: (jobId: string) => CompletionDelivery['kind'], t
     cancel: async () => 'closed',
     uiUrl: () => null,
     closedUnfinished: async () => [],
+    awaitClosed: async () => 'closed',
   };
   return { gateway, launched, completed };
 }

@@ -4,11 +4,18 @@ import { createScheduleGateway } from '../../src/temporal/schedule-gateway';
 import { temporalScheduleIdFor } from '../../src/domain/ports/schedule-gateway.port';
 import { reconcileSchedules } from '../../src/domain/schedules/schedules.service';
 import pino from 'pino';
-import { createScheduleFires, scheduledJobId } from '../../src/domain/schedules/schedule-fires';
+import { awaitFinalStatus, createScheduleFires, scheduledJobId } from '../../src/domain/schedules/schedule-fires';
+import { jobStore } from '../../src/db/job-store';
 import { createJobsService } from '../../src/domain/jobs/jobs.service';
 import { createServicesService } from '../../src/domain/services/services.service';
 import { FeatureRules } from '../../src/domain/common/features';
 import { UserSchemaCompiler } from '../../src/domain/common/json-schemas';
+import { workflowIdFor } from '../../src/domain/ports';
+import { createScheduleActivities } from '../../activities/schedules';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { CancelledFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 
 const MANUAL = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'manual' } };
 const everySecond = { intervals: [{ every_seconds: 1 }] };
@@ -177,6 +184,126 @@ describe('schedules', () => {
     await h.api('DELETE', `/v2/inference-schedules/${schedule_id}`);
   }, 150000);
 
+  /** The fires' steps over the harness's Postgres and Temporal, as the worker composes them; starting no workflow. */
+  function scheduleFires() {
+    const schemas = new UserSchemaCompiler();
+    const log = pino({ level: 'silent' });
+    const jobs = createJobsService({ knex: h.knex, gateway: h.gateway, schemas, log, completionWaitSeconds: 0 });
+    return createScheduleFires({
+      knex: h.knex,
+      jobs,
+      services: createServicesService({ knex: h.knex, rules: new FeatureRules(schemas), jobs }),
+      launch: async () => undefined,
+      gateway: h.gateway,
+      log,
+    });
+  }
+
+  /** Triggers a paused schedule of a model whose jobs wait for their report; answers the job once it runs and its fire. */
+  async function waitingFire() {
+    const modelId = await activeModel(h, { handlers: MANUAL });
+    const { schedule_id } = await created('/v2/inference-schedules', {
+      model_id: modelId,
+      model_version: '1',
+      spec: { cron: ['0 3 1 1 *'] },
+      paused: true,
+    });
+    expect((await h.api('POST', `/v2/inference-schedules/${schedule_id}/trigger`, { body: {} })).status).toBe(202);
+    const [job] = await eventually(
+      async () => {
+        const jobs = await jobsOf(schedule_id);
+        return jobs.length > 0 && jobs[0].status === 'running' && jobs;
+      },
+      20000,
+      'the triggered job running',
+    );
+    const [run] = await runsOf(`/v2/inference-schedules/${schedule_id}`);
+    const fire = h.temporal.workflow.getHandle(run.fire_workflow_id);
+    // The fire is in its wait: its awaitScheduledJob attempt runs on the worker.
+    await eventually(
+      async () =>
+        (await fire.describe()).raw.pendingActivities?.some(
+          (a) =>
+            a.activityType?.name === 'awaitScheduledJob' &&
+            a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+        ),
+      20000,
+      'the fire to wait for its job',
+    );
+    return { modelId, scheduleId: schedule_id, job, fire };
+  }
+
+  it('a fire closes moments after its job: it waits on the close of the job’s workflow, not on a periodic read', async () => {
+    const { modelId, scheduleId, job, fire } = await waitingFire();
+    // The same wait beside the fire's, over the same Postgres and Temporal, counting its reads of the job's row.
+    const rows = jobStore(h.knex);
+    let reads = 0;
+    const store = { findJob: (jobId: string) => (reads++, rows.findJob(jobId)) };
+    const wait = awaitFinalStatus({ store, gateway: h.gateway }, job.job_id, 60_000, () => undefined);
+    // The wait reads the row once, then waits on Temporal: no read for longer than a read every 2 s would leave.
+    await new Promise((r) => setTimeout(r, 2500)); // clock: no second read within 2.5 s
+    expect(reads).toBe(1);
+    const done = await h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${job.job_id}/complete`, { body: { status: 'success' } });
+    expect(done.status).toBe(200);
+    expect(await wait).toBe('success');
+    expect(reads).toBe(2);
+    expect(await fire.result()).toEqual({ outcome: 'started', jobId: job.job_id, status: 'success' });
+    // Both close times are the server's: the fire's wait answered within a fraction of the 2 s between periodic reads.
+    const jobClosed = (await h.temporal.workflow.getHandle(workflowIdFor(job.job_id)).describe()).closeTime!;
+    const fireClosed = (await fire.describe()).closeTime!;
+    expect(fireClosed.getTime() - jobClosed.getTime()).toBeLessThan(1000);
+    await h.api('DELETE', `/v2/inference-schedules/${scheduleId}`);
+  }, 60000);
+
+  it('Temporal’s wait for a running job’s workflow ends open by its deadline, without asking again in the server’s last second', async () => {
+    const { scheduleId, job } = await waitingFire();
+    const started = Date.now();
+    let polls = 0;
+    expect(await h.gateway.awaitClosed(job.job_id, { deadline: started + 4000 }, () => polls++)).toBe('open');
+    // The server answers at its deadline less a second, and at once with less left: one answer, then no more calls.
+    expect(polls).toBeLessThanOrEqual(1);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await h.gateway.awaitClosed(job.job_id, { deadline: Date.now() + 1000 }, () => polls++)).toBe('open');
+    expect(polls).toBeLessThanOrEqual(1);
+    await h.api('POST', `/v2/jobs/${job.job_id}/cancel`, { body: {} });
+    await h.api('DELETE', `/v2/inference-schedules/${scheduleId}`);
+  }, 60000);
+
+  it('cancelling a fire ends its wait, and the call to Temporal it was waiting in; the fire cancels its job', async () => {
+    const { scheduleId, job, fire } = await waitingFire();
+    // The activity as the worker runs it, over the same Postgres and Temporal, in a context this test cancels.
+    const fires = scheduleFires();
+    let wait: Promise<string | undefined> | undefined;
+    const acts = createScheduleActivities({
+      fires: { ...fires, awaitFinal: (...args) => (wait = fires.awaitFinal(...args)) },
+      gateway: h.gateway,
+    });
+    const env = new MockActivityEnvironment(
+      { attempt: 1 },
+      { logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } },
+    );
+    // Its first heartbeat comes as it asks Temporal: a long poll, answered when the job's workflow closes or after 20 s.
+    const asking = new Promise((r) => env.once('heartbeat', r));
+    const attempt = env.run(() => acts.awaitScheduledJob(job.job_id)).catch((err: unknown) => err);
+    await asking;
+    const cancelledAt = Date.now();
+    env.cancel();
+    expect(await attempt).toBeInstanceOf(CancelledFailure);
+    await expect(wait).resolves.toBeUndefined();
+    expect(Date.now() - cancelledAt).toBeLessThan(2000);
+    expect((await jobsOf(scheduleId))[0].status).toBe('running');
+
+    // The fire itself, cancelled in Temporal (as overlap `cancel_other` does): it ends and cancels its job.
+    await fire.cancel();
+    const failure = await fire.result().catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(await jobsOf(scheduleId)).toEqual([
+      expect.objectContaining({ job_id: job.job_id, status: 'cancelled', cancelled_by: 'schedule' }),
+    ]);
+    await h.api('DELETE', `/v2/inference-schedules/${scheduleId}`);
+  }, 60000);
+
   it('decides a fire once: a repeated fire (a retried start) returns the same job and writes no second one', async () => {
     const modelId = await activeModel(h);
     const { schedule_id } = await created('/v2/inference-schedules', {
@@ -185,16 +312,7 @@ describe('schedules', () => {
       spec: { cron: ['0 3 * * *'] },
       paused: true,
     });
-    const schemas = new UserSchemaCompiler();
-    const log = pino({ level: 'silent' });
-    const jobs = createJobsService({ knex: h.knex, gateway: h.gateway, schemas, log, completionWaitSeconds: 0 });
-    const fires = createScheduleFires({
-      knex: h.knex,
-      jobs,
-      services: createServicesService({ knex: h.knex, rules: new FeatureRules(schemas), jobs }),
-      launch: async () => undefined,
-      log,
-    });
+    const fires = scheduleFires();
     const at = new Date('2031-01-01T03:00:00Z');
     const [a, b] = await Promise.all([fires.fire(schedule_id, at, 'wf-1'), fires.fire(schedule_id, at, 'wf-2')]);
     const again = await fires.fire(schedule_id, at, 'wf-3');

@@ -27,6 +27,7 @@ const gateway: JobGateway = {
   cancel: async () => 'closed',
   uiUrl: () => null,
   closedUnfinished: async () => [],
+  awaitClosed: async () => 'closed',
 };
 
 describe('job activities while Postgres is unreachable', () => {

@@ -42,6 +42,7 @@ function fakeGateway(complete: JobGateway['complete']): JobGateway {
     cancel: async () => 'closed',
     uiUrl: () => null,
     closedUnfinished: async () => [],
+    awaitClosed: async () => 'closed',
   };
 }
 

@@ -49,6 +49,7 @@ function gateway(readiness: JobGateway['readiness']): JobGateway & { asked: numb
     cancel: async () => 'closed' as const,
     uiUrl: () => null,
     closedUnfinished: async () => [],
+    awaitClosed: async () => 'closed' as const,
   };
   return g;
 }

@@ -63,6 +63,14 @@ export interface JobGateway {
    * cascade). 'closed' when no open workflow exists (never started, or already closed).
    */
   cancel(jobId: string): Promise<'requested' | 'closed'>;
+  /**
+   * Waits for the job's workflow to close, on Temporal's own wait for it (no reads of the job meanwhile): 'closed' once
+   * it has (now or before the call), 'absent' when Temporal has no workflow of the job (not started yet, e.g. a held
+   * job), 'open' when `until.signal` aborts or `until.deadline` (ms since the epoch) comes first (the wait may end up
+   * to 2 s before it: Temporal's long poll needs that much); either ends the call to Temporal. `onPoll` is called each
+   * time Temporal answers that the workflow is still open (about every 20 s). Other errors of Temporal are thrown.
+   */
+  awaitClosed(jobId: string, until: { deadline: number; signal?: AbortSignal }, onPoll: () => void): Promise<'closed' | 'absent' | 'open'>;
   /** Link to the job in the Temporal Web UI, when TEMPORAL_UI_URL is configured. */
   uiUrl(jobId: string): string | null;
   /**

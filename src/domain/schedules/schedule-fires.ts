@@ -1,21 +1,31 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { inTransaction } from '../../db/transaction';
 import { inChangeTransaction } from '../common';
 import * as schedules from '../../db/schedules.repository';
 import * as jobsRepo from '../../db/jobs.repository';
+import { jobStore } from '../../db/job-store';
 import { deterministicUuid } from '../../ids';
 import { ServiceError, RateLimitedError, UnprocessableError } from '../../errors';
 import { runRefusal } from '../common';
 import { requireModel, requireVersion } from '../common';
 import { moveToTraining, recordCancellation } from '../jobs';
 import type { JobsService } from '../jobs';
-import type { Readiness } from '../ports';
+import type { JobGateway, JobStore, Readiness } from '../ports';
 import type { createServicesService } from '../services';
 import { scheduleEvents } from './schedule-events';
 
-/** How often a fire reads its job's status while it waits for the job to end. */
-const POLL_MS = 2000;
+/**
+ * How often a fire reads its job's row while Temporal cannot tell it when the job ends: no workflow of the job
+ * exists yet (a held job), or the workflow closed leaving the row unfinished (the job reconciler fails such a row).
+ */
+const ROW_READ_MS = 5000;
+/**
+ * How often a fire heartbeats while Temporal's long poll is open: the poll answers about every 20 s, too close to the
+ * activity's 30 s heartbeat timeout to be the only beat on a busy worker.
+ */
+const BEAT_MS = 5000;
 
 /** The job a fire starts: the same schedule and nominal time always give the same id (a retried or repeated fire). */
 export function scheduledJobId(scheduleId: string, nominalTime: Date): string {
@@ -39,6 +49,8 @@ type FireDeps = {
   services: Pick<ReturnType<typeof createServicesService>, 'stageRescore'>;
   /** Starts the workflows of committed job rows (a refused start marks the job failed; src/domain/job-runs.ts). */
   launch: (jobIds: string[]) => Promise<void>;
+  /** Tells when a started job's workflow closes (`awaitFinal`). */
+  gateway: Pick<JobGateway, 'awaitClosed'>;
   log: Logger;
 };
 
@@ -116,27 +128,48 @@ function recordSkip(deps: FireDeps, fire: { scheduleId: string; nominalTime: Dat
   });
 }
 
+/** What a fire's wait reads: the job's row, the authority for its status, and Temporal's wait for its workflow. */
+export type JobWaitDeps = {
+  store: Pick<JobStore, 'findJob'>;
+  gateway: Pick<JobGateway, 'awaitClosed'>;
+  /** ROW_READ_MS unless set (tests). */
+  rowReadMs?: number;
+};
+
 /**
- * The job's status once it is final, or undefined when `waitMs` passes first. Read every 2 s (one indexed read
- * per running scheduled job), with `beat` called between reads; stops reading once `signal` aborts.
+ * The job's status once it is final, or undefined when `waitMs` passes first or `signal` aborts. The job's workflow
+ * writes the row's final status before it closes, so the row is read once, then again when Temporal answers that the
+ * workflow closed (the gateway's long poll, which ends with the wait); `beat` is called between Temporal's answers.
+ * Without a workflow to wait on (a held job, not started yet) the row is read every ROW_READ_MS, and the workflow
+ * waited on once it exists; after a close that left the row unfinished, the row alone, until the wait ends.
  */
-async function awaitFinalStatus(
-  knex: Knex,
+export async function awaitFinalStatus(
+  deps: JobWaitDeps,
   jobId: string,
   waitMs: number,
   beat: () => void,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
   const deadline = Date.now() + waitMs;
+  let closed = false;
+  let ended = false;
   for (;;) {
     if (signal?.aborted) return undefined;
-    const job = await jobsRepo.findJob(knex, jobId);
+    const job = await deps.store.findJob(jobId);
     if (!job) return 'gone';
     if (jobsRepo.TERMINAL_JOB_STATUSES.includes(job.status)) return job.status;
     const left = deadline - Date.now();
-    if (left <= 0) return undefined;
+    if (left <= 0 || ended) return undefined;
     beat();
-    await new Promise((r) => setTimeout(r, Math.min(left, POLL_MS)));
+    if (!closed) {
+      const beating = setInterval(beat, BEAT_MS);
+      const workflow = await deps.gateway.awaitClosed(jobId, { deadline, signal }, beat).finally(() => clearInterval(beating));
+      // Open at the end of Temporal's wait: the row read once more is the answer.
+      ended = workflow === 'open';
+      closed = workflow === 'closed';
+      if (workflow !== 'absent') continue;
+    }
+    await sleep(Math.min(left, deps.rowReadMs ?? ROW_READ_MS), undefined, { signal }).catch(() => undefined);
   }
 }
 
@@ -180,7 +213,7 @@ export function createScheduleFires(deps: FireDeps) {
 
     /** The job's status once it is final, or undefined when `waitMs` passes first (awaitFinalStatus). */
     async awaitFinal(jobId: string, waitMs: number, beat: () => void, signal?: AbortSignal): Promise<string | undefined> {
-      return awaitFinalStatus(knex, jobId, waitMs, beat, signal);
+      return awaitFinalStatus({ store: jobStore(knex), gateway: deps.gateway }, jobId, waitMs, beat, signal);
     },
 
     /**
