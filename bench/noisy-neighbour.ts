@@ -137,6 +137,9 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       REQUEST_FAIR_QUEUING: name === 'after' ? 'on' : 'off',
       JOB_CAPACITY: name === 'after' ? undefined : '0',
       TEMPORAL_FAIRNESS_PROBE: 'off',
+      // The tenants' job rate when the bench's environment sets it: the flood held below what the machine finishes.
+      TENANT_JOBS_PER_SECOND: process.env.TENANT_JOBS_PER_SECOND,
+      TENANT_JOBS_BURST: process.env.TENANT_JOBS_BURST,
       WORKER_WORKFLOW_TASK_SLOTS: o.workerSlots?.workflowTasks,
       WORKER_ACTIVITY_SLOTS: o.workerSlots?.activities,
     });
