@@ -239,13 +239,26 @@ describe('schedules', () => {
     const rows = jobStore(h.knex);
     let reads = 0;
     const store = { findJob: (jobId: string) => (reads++, rows.findJob(jobId)) };
-    const wait = awaitFinalStatus({ store, gateway: h.gateway }, job.job_id, 60_000, () => undefined);
-    // The wait reads the row once, then waits on Temporal: no read for longer than a read every 2 s would leave.
-    await new Promise((r) => setTimeout(r, 2500)); // clock: no second read within 2.5 s
-    expect(reads).toBe(1);
+    // Temporal's wait, wrapped to note the reads made before it and while it lasted.
+    const readsAround: number[] = [];
+    let waiting: () => void;
+    const inTemporalWait = new Promise<void>((r) => (waiting = r));
+    const gateway: Pick<typeof h.gateway, 'awaitClosed'> = {
+      awaitClosed: async (...args) => {
+        readsAround.push(reads);
+        waiting();
+        const closed = await h.gateway.awaitClosed(...args);
+        readsAround.push(reads);
+        return closed;
+      },
+    };
+    const wait = awaitFinalStatus({ store, gateway }, job.job_id, 60_000, () => undefined);
+    await inTemporalWait;
     const done = await h.api('POST', `/v2/models/${modelId}/versions/1/jobs/${job.job_id}/complete`, { body: { status: 'success' } });
     expect(done.status).toBe(200);
     expect(await wait).toBe('success');
+    // One read before Temporal's wait, none while it lasted (until the job's workflow closed), one after it.
+    expect(readsAround).toEqual([1, 1]);
     expect(reads).toBe(2);
     expect(await fire.result()).toEqual({ outcome: 'started', jobId: job.job_id, status: 'success' });
     // Both close times are the server's: the fire's wait answered within a fraction of the 2 s between periodic reads.
