@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface CpuSnapshot {
-  /** This process, every thread: the API, the worker and its workflow threads, the bare side and the load generator. */
+  /** This process, every thread (the API, the worker and its workflow threads, the bare side, the load generator), and the `--worker-core` worker process. */
   node: number;
   /** The Temporal server's process (`temporal` dev server or `temporal-server`). */
   temporal: number;
@@ -10,6 +10,10 @@ export interface CpuSnapshot {
 }
 
 const TICKS_PER_SECOND = 100;
+
+/** Other processes of the bench whose CPU counts as its node (the `--worker-core` worker process). */
+const alsoNode = new Set<number>();
+export const countAsNode = (pid: number) => alsoNode.add(pid);
 
 /** Every process on the machine with its name and CPU seconds used so far, from /proc (Linux). */
 export function processes(): { pid: number; name: string; seconds: number }[] {
@@ -34,8 +38,9 @@ export function processes(): { pid: number; name: string; seconds: number }[] {
 export function cpuSnapshot(): CpuSnapshot {
   const usage = process.cpuUsage();
   const snap: CpuSnapshot = { node: (usage.user + usage.system) / 1e6, temporal: 0, postgres: 0 };
-  for (const { name, seconds } of processes()) {
-    if (name.startsWith('temporal')) snap.temporal += seconds;
+  for (const { pid, name, seconds } of processes()) {
+    if (alsoNode.has(pid)) snap.node += seconds;
+    else if (name.startsWith('temporal')) snap.temporal += seconds;
     else if (name.startsWith('postgres')) snap.postgres += seconds;
   }
   return snap;

@@ -157,7 +157,14 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     const worker = await composeWorker({ ...resourcesOf(workerKnex), sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
     const run = worker.run();
     // The releaser of held jobs, as the worker process runs it (on notifications; the sweep left to its long interval).
-    const releaser = slotReleaserFor({ knex: workerKnex, gateway: jobGatewayFor(temporal, config), log, config, sweepMs: 3_600_000 });
+    const releaser = slotReleaserFor({
+      knex: workerKnex,
+      gateway: jobGatewayFor(temporal, config),
+      log,
+      config,
+      slots: worker.slots,
+      sweepMs: 3_600_000,
+    });
     await releaser.ready;
     const admin = await sign({ client_id: 'bench', scope: 'platform/admin' });
     const model = `noisy-${name}`;

@@ -16,12 +16,14 @@ import { printHistories, printStatements } from './run/statements';
 
 /**
  * `npm run bench [-- --temporal dev|server] [--rounds 3] [--parked 2000] [--worker-cache N] [--only service|bare]
- * [--phases jobs,reads,completions] [--inits 200] [--noisy 1500] [--noisy-rounds 1] [--pin]` (bench/README.md): the service's paths
+ * [--phases jobs,reads,completions] [--inits 200] [--noisy 1500] [--noisy-rounds 1] [--pin] [--worker-core]` (bench/README.md): the service's paths
  * side by side with bare baselines on the same Temporal server and Postgres, rounds interleaved, medians and
  * ratios printed per target of the job-path benchmark. Not part of the test suite. `--timeline` prints the history of one completion
  * with 10 subscriptions per round, event by event with the time since the previous one. `--only service` skips the bare rounds
  * (for profiling the service alone); `--parked 0` skips the memory scenario, `--noisy 0` the noisy neighbour
- * (bench/noisy-neighbour.ts). `--pin` runs this process on one core and Temporal and Postgres on the other.
+ * (bench/noisy-neighbour.ts). `--pin` runs this process on one core and Temporal and Postgres on the other;
+ * `--worker-core` runs the workers (the service's and the bare one) in a process of their own, which `--pin` then gives
+ * the second core alone.
  *
  * The pieces are in bench/run/: options.ts (the flags), stack.ts (database, Temporal server, the service's API and
  * worker, the bare baselines), fixtures.ts (the models and domain the rounds use), round-context.ts, the phases of a
@@ -31,10 +33,11 @@ import { printHistories, printStatements } from './run/statements';
 async function run() {
   const stack = await startStack();
   const stops: Stops = [];
-  const unpin = PIN ? pinCores() : undefined;
+  let unpin: (() => void) | undefined;
   try {
     const service = await startService(stack, stops);
     const baselines = await startBaselines(stack, service, stops);
+    unpin = PIN ? pinCores(service.workers?.pid) : undefined;
     const { readMeJobId } = await createFixtures(service);
     const ctx = roundContext(stack, service, baselines);
     const reads = readRoutes(readMeJobId);

@@ -17,7 +17,7 @@ import { JOB_STATUS } from '../workflows/search-attributes';
 import { REDELIVER_AFTER_SECONDS } from '../src/domain/jobs';
 
 /**
- * `npm run bench:scale-out [-- --jobs 500] [--kill worker|server|hosts|frontend] [--down 10] [--wait 3600]`: API and worker
+ * `npm run bench:scale-out [-- --jobs 500] [--kill worker|server|hosts|frontend|none] [--down 10] [--wait 3600]`: API and worker
  * processes on the Postgres-backed Temporal. A burst of inits goes through the APIs in turn, a Lambda stand-in
  * reports each completion to one of them, and each completed job starts a cascade.
  *
@@ -27,7 +27,8 @@ import { REDELIVER_AFTER_SECONDS } from '../src/domain/jobs';
  *
  * On the multi-node cluster (src/dev/temporal/cluster.ts; 3 APIs, 3 workers, 1,000 inits by default), every process
  * reaching the frontends through a loopback TCP load balancer: `--kill hosts` SIGKILLs one history host at 40 % of
- * the burst and one matching host at 60 %, `--kill frontend` one frontend at 50 %; a host lost stays lost.
+ * the burst and one matching host at 60 %, `--kill frontend` one frontend at 50 %; a host lost stays lost. `--kill none`
+ * kills nothing at the marks of `--kill hosts` (the control run: the same figures without a kill).
  * `--cluster-address 127.0.0.40` places the cluster's 7 nodes, `--balancer-address` the balancer, and `--ports 21000`
  * numbers every port the run listens on from there (free ones when omitted).
  *
@@ -45,8 +46,9 @@ const textArg = (name: string): string | undefined => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const KILL = textArg('kill') ?? 'worker';
-if (!['worker', 'server', 'hosts', 'frontend'].includes(KILL)) throw new Error('--kill must be worker, server, hosts or frontend');
-const ON_CLUSTER = KILL === 'hosts' || KILL === 'frontend';
+if (!['worker', 'server', 'hosts', 'frontend', 'none'].includes(KILL))
+  throw new Error('--kill must be worker, server, hosts, frontend or none');
+const ON_CLUSTER = KILL === 'hosts' || KILL === 'frontend' || KILL === 'none';
 const JOBS = arg('jobs', ON_CLUSTER ? 1000 : 500);
 const CONCURRENCY = arg('concurrency', 16);
 const REPLICAS = arg('replicas', ON_CLUSTER ? 3 : 2);
@@ -145,7 +147,11 @@ async function main() {
       const node = cluster.nodes.find((n) => n.service === service)!;
       return { at, victim: `${service} host ${node.ip}`, act: () => cluster.kill(node) };
     };
+    // `--kill none`: the control run, nothing killed at the marks of `--kill hosts`, so that what a kill costs is
+    // the recovery measured with it less the same figure without it (the backlog's own drain).
+    const mark = (at: number): Kill => ({ at, victim: 'nothing', act: async () => undefined });
     if (KILL === 'hosts') kills.push(hostKill(0.4, 'history'), hostKill(0.6, 'matching'));
+    else if (KILL === 'none') kills.push(mark(0.4), mark(0.6));
     else kills.push(hostKill(0.5, 'frontend'));
   } else {
     const server = await startTemporalServer({
@@ -309,7 +315,9 @@ async function main() {
 
     console.log(
       `burst: ${JOBS} inits through ${REPLICAS} APIs (${REPLICAS} workers), ${CONCURRENCY} in flight, on ${temporal.description}; ` +
-        kills.map((k) => `${k.victim} SIGKILLed at ${k.at * 100} %`).join(', '),
+        kills
+          .map((k) => (KILL === 'none' ? `a mark at ${k.at * 100} %, nothing killed` : `${k.victim} SIGKILLed at ${k.at * 100} %`))
+          .join(', '),
     );
     const burstStart = Date.now();
     let next = 0;
@@ -460,7 +468,9 @@ async function main() {
 
     console.log(
       `\nscale-out results (${REPLICAS} APIs, ${REPLICAS} workers, ${temporal.description}; ` +
-        `${kills.map((k) => k.victim).join(' and ')} SIGKILLed${ON_CLUSTER ? ', not restarted' : `, ${DOWN_SECONDS} s down`})`,
+        (KILL === 'none'
+          ? 'nothing killed: the control run)'
+          : `${kills.map((k) => k.victim).join(' and ')} SIGKILLed${ON_CLUSTER ? ', not restarted' : `, ${DOWN_SECONDS} s down`})`),
     );
     console.log(
       `  inits accepted: ${accepted} of ${JOBS}${Object.keys(refused).length ? `, refused: ${JSON.stringify(refused)}` : ''} in ${burstMs} ms`,
@@ -500,7 +510,7 @@ async function main() {
         .sort((a, b) => a - b);
       const pause = Math.max(0, ...[k.killedAt!, ...finals].slice(1).map((t, j) => t - [k.killedAt!, ...finals][j]));
       console.log(
-        `  recovery after the SIGKILL of ${k.victim} (${((k.killedAt! - burstStart) / 1000).toFixed(1)} s into the burst): ` +
+        `  recovery after ${KILL === 'none' ? `the ${k.at * 100} % mark` : `the SIGKILL of ${k.victim}`} (${((k.killedAt! - burstStart) / 1000).toFixed(1)} s into the burst): ` +
           `${inFlight.length} jobs not final then, the last of them final ${lastOf(inFlight)} s after the kill; ` +
           `${after.length} jobs created after it${kills[i + 1] ? ' (until the next kill)' : ''}, the last final ${lastOf(after)} s after the kill; ` +
           `in the 2 minutes after it ${finals.length} jobs final, the longest pause between two ${(pause / 1000).toFixed(1)} s`,

@@ -8,7 +8,7 @@ import { noteStatement, noteStatementRound, sampled } from './statements';
 import type { RoundContext } from './round-context';
 
 /** Init → in-process echo → success: the service's round (inits accepted, then every job's success). */
-export async function serviceJobs({ knex, base, departure, must, doneCount, figures }: RoundContext, round: number) {
+export async function serviceJobs({ knex, base, departure, must, doneCount, figures, workers }: RoundContext, round: number) {
   // Statements the API and the worker send per job (less the bench's own polls, one statement each).
   let statements = 0;
   const count = (q: { sql?: string }) => {
@@ -16,6 +16,8 @@ export async function serviceJobs({ knex, base, departure, must, doneCount, figu
     if (STATEMENTS) noteStatement(q.sql ?? '');
   };
   knex.on('query', count);
+  // With --worker-core the worker's statements are counted in its process, without their SQL.
+  const workerBefore = (await workers?.statements()) ?? 0;
   const ids: string[] = [];
   const cpu = cpuSnapshot();
   const started = performance.now();
@@ -32,6 +34,7 @@ export async function serviceJobs({ knex, base, departure, must, doneCount, figu
   for (; (await doneCount(ids)) < ids.length; polls++) await sleep(20);
   const wall = performance.now() - started;
   knex.off('query', count);
+  statements += ((await workers?.statements()) ?? 0) - workerBefore;
   figures.noteCpu('service', cpuPer(cpu, cpuSnapshot(), INITS));
   figures.note('service.statements', (statements - polls) / INITS);
   if (STATEMENTS) noteStatementRound(INITS, polls);

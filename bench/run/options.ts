@@ -31,3 +31,8 @@ export const STATEMENTS = process.argv.includes('--statements');
 export const FLOOR = Number(arg('floor', '0'));
 /** `--pin`: this process on one core, Temporal and Postgres on the other (bench/run/pin.ts). */
 export const PIN = process.argv.includes('--pin');
+/**
+ * `--worker-core`: the service's job worker and the bare worker in a process of their own (bench/run/worker-child.ts);
+ * with `--pin` that process gets the second core and everything else the first.
+ */
+export const WORKER_CORE = process.argv.includes('--worker-core');

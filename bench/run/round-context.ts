@@ -4,7 +4,7 @@ import { READ_CONNECTIONS } from './options';
 import type { Baselines, Service, Stack } from './stack';
 
 /** What every phase of a round uses: the stack, the service's URL and token, the HTTP caller, the figures. */
-export function roundContext({ knex, temporal, stamp }: Stack, { base, token, departure }: Service, baselines: Baselines) {
+export function roundContext({ knex, temporal, stamp }: Stack, { base, token, departure, workers }: Service, baselines: Baselines) {
   const call = httpCaller(READ_CONNECTIONS);
   const must = async (method: string, url: string, body?: unknown, expect = 200) => {
     const res = await call(method, url, token, body);
@@ -18,6 +18,6 @@ export function roundContext({ knex, temporal, stamp }: Stack, { base, token, de
     };
     return n;
   };
-  return { knex, temporal, stamp, base, token, departure, baselines, call, must, doneCount, figures: createFigures() };
+  return { knex, temporal, stamp, base, token, departure, workers, baselines, call, must, doneCount, figures: createFigures() };
 }
 export type RoundContext = ReturnType<typeof roundContext>;

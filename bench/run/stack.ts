@@ -16,7 +16,11 @@ import { composeApi, composeWorker, slotReleaserFor } from '../../src/compositio
 import { ServiceMetrics } from '../../src/observability/metrics';
 import { poolStats } from '../../src/db/pool-stats';
 import { startBareWorker, startBareHttp } from '../baselines';
-import { ADMIN_URL, ONLY, POOL, TEMPORAL } from './options';
+import { ADMIN_URL, ONLY, POOL, TEMPORAL, WORKER_CORE } from './options';
+import { forkWorkers } from './workers';
+import { countAsNode } from '../cpu';
+import type { Resources } from '../../src/composition';
+import type { JobGateway } from '../../src/domain/ports';
 
 /** The named variables the bench's environment sets, passed on to the service's config. */
 function pick(env: NodeJS.ProcessEnv, ...names: string[]): Record<string, string> {
@@ -44,7 +48,7 @@ export async function startStack() {
         })
       : await startDevServer({ headless: true });
   const knex = createKnex(dbUrl.toString(), { max: POOL });
-  const config = loadConfig({
+  const configEnv: Record<string, string> = {
     TEMPORAL_ADDRESS: server.address,
     TEMPORAL_TASK_QUEUE: 'bench',
     MACHINE_CLIENTS: '{"bench":{"access":"platform"}}',
@@ -54,10 +58,11 @@ export async function startStack() {
     TENANT_JOBS_BURST: '1000000',
     // Capacity rather than policy: TENANT_JOBS_PER_SECOND=0 and CALLER_REQUESTS_PER_SECOND=0 switch the limits off.
     ...pick(process.env, 'TENANT_JOBS_PER_SECOND', 'CALLER_REQUESTS_PER_SECOND', 'TENANT_MAX_RUNNING_JOBS'),
-  });
+  };
+  const config = loadConfig(configEnv);
   const log = pino({ level: 'silent' });
   const temporal = await connectTemporalClient({ address: server.address }, 'default');
-  return { stamp, dbName, admin, dbUrl, server, knex, config, log, temporal };
+  return { stamp, dbName, admin, dbUrl, server, knex, config, configEnv, log, temporal };
 }
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -73,10 +78,12 @@ export async function stopStack({ temporal, knex, server, admin, dbName }: Stack
 }
 
 /**
- * The service in this process: its schema migrated, a key pair and the bench's platform token, the API on a free
- * port and a job worker on the `bench` task queue.
+ * The service: its schema migrated, a key pair and the bench's platform token, the API on a free port in this
+ * process, and a job worker on the `bench` task queue: in this process, or with `--worker-core` in a process of its
+ * own beside the bare worker (bench/run/worker-child.ts).
  */
-export async function startService({ knex, config, log, temporal }: Stack, stops: Stops) {
+export async function startService(stack: Stack, stops: Stops) {
+  const { knex, config, log, temporal } = stack;
   await migrateLatest(knex);
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'bench' };
@@ -95,28 +102,50 @@ export async function startService({ knex, config, log, temporal }: Stack, stops
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const departure = new Date(Date.now() + 86400000).toISOString();
   config.publicBaseUrl = base;
+  const workers = WORKER_CORE ? await startWorkerProcess(stack, base, stops) : await startWorkerHere(resources, gateway, stops);
+  return { privateKey, keys, token, base, departure, workers };
+}
+
+/** The job worker in this process, with the releaser of jobs held for their tenant's fair share. */
+async function startWorkerHere(resources: Resources, gateway: JobGateway, stops: Stops) {
   const worker = await composeWorker({ ...resources, gateway, sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
   const workerRun = worker.run();
   // The releaser of jobs held for their tenant's fair share (JOB_CAPACITY), as the worker process runs it: without it
   // the jobs past the share would stay pending (the sweep left to its long interval; notifications release them).
-  const releaser = slotReleaserFor({ ...resources, gateway, sweepMs: 3_600_000 });
+  const releaser = slotReleaserFor({ ...resources, gateway, slots: worker.slots, sweepMs: 3_600_000 });
   await releaser.ready;
   stops.push(async () => {
     await releaser.stop();
     await worker.close();
     await workerRun;
   });
-  return { privateKey, keys, token, base, departure };
+  return undefined;
+}
+
+/** `--worker-core`: the service's and the bare worker in their own process; its CPU counts as the bench's node. */
+async function startWorkerProcess({ dbUrl, server, configEnv }: Stack, publicBaseUrl: string, stops: Stops) {
+  const workers = await forkWorkers({
+    dbUrl: dbUrl.toString(),
+    temporalAddress: server.address,
+    pool: POOL,
+    configEnv,
+    publicBaseUrl,
+    bare: ONLY !== 'service',
+  });
+  countAsNode(workers.pid);
+  stops.push(() => workers.stop());
+  return workers;
 }
 export type Service = Awaited<ReturnType<typeof startService>>;
 
 /** The bare baselines (bench/baselines.ts): a bare worker and a bare HTTP handler; none with `--only service`. */
 export async function startBaselines({ server, temporal, dbUrl }: Stack, { keys }: Service, stops: Stops) {
-  const bare = ONLY === 'service' ? undefined : await startBareWorker(server.address, temporal);
+  // With --worker-core the bare worker runs in the bench's worker process.
+  const bare = ONLY === 'service' || WORKER_CORE ? undefined : await startBareWorker(server.address, temporal);
   if (bare) stops.push(() => bare.stop());
   const bareHttp = ONLY === 'service' ? undefined : await startBareHttp(dbUrl.toString(), keys, 'bench');
   if (bareHttp) stops.push(() => bareHttp.stop());
-  return bare && bareHttp && { worker: bare, http: bareHttp };
+  return bareHttp && { http: bareHttp };
 }
 export type Baselines = Awaited<ReturnType<typeof startBaselines>>;
 

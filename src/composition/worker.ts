@@ -87,6 +87,8 @@ function leaderOfDuties(
 export interface WorkerParts {
   worker: Worker;
   gateway: JobGateway;
+  /** The running-job slots of this worker's job core, for a releaser run beside it (slotReleaserFor). */
+  slots: JobSlots;
   /** The worker's /metrics, when served. */
   metricsServer?: MetricsServer;
   /** Runs the worker until it shuts down (the SDK does on SIGINT/SIGTERM; `close` does too). Call once. */
@@ -154,6 +156,7 @@ export async function composeWorker(deps: Resources & WorkerCompositionOptions):
     return {
       worker,
       gateway,
+      slots: core.slots,
       metricsServer,
       run() {
         if (running) throw new Error('the worker is already running');

@@ -70,6 +70,12 @@ export function page(r: { query: { limit?: number; cursor?: string } }) {
   return pageRequest(r.query);
 }
 
+/** The tenant a route's path names, if any. */
+function tenantOf(params: object): string | undefined {
+  const id = (params as { client_id?: unknown }).client_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 export function jobContext(r: RouteContext, opId: OperationId): JobRequestContext {
   const key = r.ctx.get('Idempotency-Key') || undefined;
   if (key && (key.length > 200 || !/^[\x21-\x7e]+$/.test(key)))
@@ -84,6 +90,7 @@ export function jobContext(r: RouteContext, opId: OperationId): JobRequestContex
     idempotencyKey: key,
     fingerprint,
     operation: opId,
+    tenant: tenantOf(r.params),
   };
 }
 

@@ -56,6 +56,27 @@ describe('admission limits', () => {
     expect(valueOf(samples, 'mos_requests_throttled_total', { limit: 'jobs', tenant: 'custom' })).toBeGreaterThanOrEqual(1);
   });
 
+  it("refuses a tenant's next jobs while its bucket is empty without the job's transaction, with the same answer", async () => {
+    const t = await tenantWithDomain(h, { modelId });
+    expect((await setLimits(t.clientId, { jobs_per_second: NO_REFILL, burst: 1 })).status).toBe(200);
+    expect((await initService(h, t.base, 'a', { seats: 1 })).status).toBe(202);
+    const first = await initService(h, t.base, 'b', { seats: 1 }); // the bucket's statement finds it empty
+    const statements: string[] = [];
+    const note = (q: { sql: string }) => statements.push(q.sql.toLowerCase());
+    h.knex.on('query', note);
+    const again = await initService(h, t.base, 'c', { seats: 1 }).finally(() => h.knex.off('query', note));
+    for (const refused of [first, again]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body.message).toMatch(/^jobs_per_second exceeded for tenant /);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('ratelimit')).toMatch(/^"jobs";r=0;t=\d+$/);
+    }
+    // The domain's and the tenant's reads, no transaction, no bucket statement.
+    expect(statements.filter((sql) => /^(begin|insert)|rate_limit_buckets/.test(sql))).toEqual([]);
+    expect(statements.length).toBeLessThanOrEqual(2);
+    expect(await jobCount(t.clientId)).toBe(1);
+  });
+
   it("applies a tenant's override at once and falls back to the defaults when it is removed", async () => {
     const t = await tenantWithDomain(h, { modelId });
     const set = await setLimits(t.clientId, { jobs_per_second: NO_REFILL, burst: 1, fairness_weight: 3 });

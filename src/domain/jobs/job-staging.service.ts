@@ -21,6 +21,8 @@ export interface JobRequestContext {
   /** Hash of the operation's path parameters and body. */
   fingerprint?: string;
   operation: string;
+  /** The tenant the route names (its `client_id`), whose jobs take its bucket: refused before the transaction while it is empty. */
+  tenant?: string;
 }
 
 export type JobAccepted = Schemas['JobAccepted'];
@@ -158,6 +160,7 @@ export function createJobStaging(deps: JobStagingDeps) {
         const existing = await repo.findByIdempotencyKey(knex, owner(ctx), ctx.idempotencyKey);
         if (existing) return { accepted: replay(gateway, existing, ctx) };
       }
+      await deps.admission?.refuseWhileEmpty(ctx.tenant);
       assertReady(await gateway.readiness());
       let admission: LimitDecision | undefined;
       try {

@@ -30,6 +30,10 @@ function decision(policy: LimitDecision['policy'], holder: string, state: Bucket
  */
 export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; metrics?: ServiceMetrics; perTenantMetrics?: boolean }) {
   const { defaults, metrics } = deps;
+  // The tenants whose job bucket this process last found empty, until its next token: only a refill adds tokens to a
+  // bucket (a changed policy is another bucket), so a job before then would be refused too, and is refused without
+  // its transaction. One entry per tenant, removed by its next accepted job or check after the token.
+  const emptyUntil = new Map<string, { bucket: string; until: number; refusal: LimitDecision }>();
 
   async function take(db: Db, policy: LimitDecision['policy'], bucket: string, holder: string, rate: number, burst: number) {
     return decision(policy, holder, await takeToken(db, bucket, rate, burst), rate, burst);
@@ -76,12 +80,36 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
     ): Promise<{ limits: TenantLimits; override: LimitsOverride | null; decision?: LimitDecision }> {
       const { limits, override } = await tenantLimits(trx, clientId);
       if (!clientId || limits.jobs_per_second <= 0) return { limits, override };
-      const d = await take(trx, 'jobs', jobBucket(clientId, limits), `tenant ${clientId}`, limits.jobs_per_second, limits.burst);
+      const { jobs_per_second: rate, burst } = limits;
+      const bucket = jobBucket(clientId, limits);
+      const asked = Date.now(); // not later than the statement's own time, from which its refill counts
+      const state = await takeToken(trx, bucket, rate, burst);
+      const d = decision('jobs', `tenant ${clientId}`, state, rate, burst);
       if (!d.allowed) {
+        emptyUntil.set(clientId, { bucket, until: asked + ((1 - state.tokens) / rate) * 1000, refusal: d });
         metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
         throw new RateLimitedError(d);
       }
+      emptyUntil.delete(clientId);
       return { limits, override, decision: d };
+    },
+
+    /**
+     * Before a job's transaction: refuses (429) at once when this process found `clientId`'s bucket (under the
+     * tenant's limits now) empty and its next token is not due yet. One read of the tenant's limits instead of the
+     * job's whole transaction: a flood's excess costs the database little.
+     */
+    async refuseWhileEmpty(clientId: string | undefined): Promise<void> {
+      const empty = clientId === undefined ? undefined : emptyUntil.get(clientId);
+      if (!clientId || !empty) return;
+      const { limits, override } = await tenantLimits(deps.knex, clientId);
+      const left = empty.until - Date.now();
+      if (left <= 0 || limits.jobs_per_second <= 0 || jobBucket(clientId, limits) !== empty.bucket) {
+        emptyUntil.delete(clientId);
+        return;
+      }
+      metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
+      throw new RateLimitedError({ ...empty.refusal, remaining: 0, resetSeconds: Math.max(1, Math.ceil(left / 1000)) });
     },
 
     /**
