@@ -303,7 +303,11 @@ function refusingTemporal(refused: string[]): Connection {
       start(_metadata, listener) {
         refused.push(options.method_definition.path.split('/').pop()!);
         setImmediate(() =>
-          listener.onReceiveStatus({ code: status.FAILED_PRECONDITION, details: 'the db tier starts no Temporal', metadata: new Metadata() }),
+          listener.onReceiveStatus({
+            code: status.FAILED_PRECONDITION,
+            details: 'the db tier starts no Temporal',
+            metadata: new Metadata(),
+          }),
         );
       },
       sendMessage() {},
