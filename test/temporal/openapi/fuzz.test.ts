@@ -94,7 +94,9 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         });
       } catch (err) {
         await Promise.allSettled(inFlight);
-        console.log(`fuzz failed: reproduce with FUZZ_SEED=${SEED} FUZZ_SECONDS=${BUDGET_SECONDS} npx jest test/temporal/openapi/fuzz.test.ts`);
+        console.log(
+          `fuzz failed: reproduce with FUZZ_SEED=${SEED} FUZZ_SECONDS=${BUDGET_SECONDS} npx jest test/temporal/openapi/fuzz.test.ts`,
+        );
         throw err;
       }
       await Promise.allSettled(inFlight);
