@@ -1,10 +1,17 @@
 /**
- * The suite in tiers (jest projects), each runnable alone (`npm run test:<tier>`):
- * - unit: pure rules and adapters with stand-ins; no Postgres, no Temporal, nothing started (jest.unit.config.js);
- * - workflows: workflow code on a Temporal dev server with mocked activities, and the replays of recorded histories;
- * - integration: the service against real Postgres and a real Temporal server (each file its own database);
+ * The suite in tiers (jest projects), each runnable alone (`npm run test:<tier>`), each in a folder of its own whose
+ * subfolders mirror src/ (and workflows/, activities/):
+ * - unit (test/unit/, handler-kit/test/): pure rules and adapters with stand-ins; no Postgres, no Temporal, nothing
+ *   started (jest.unit.config.js);
+ * - db (test/db/): the service against real Postgres alone (each file its own database); no Temporal is started, and
+ *   the harness's Temporal client refuses every call and fails the file that made one (test/helpers/harness.ts);
+ * - temporal (test/temporal/): the service against real Postgres and a real Temporal server: workflow code on a
+ *   Temporal dev server with mocked activities and the replays of recorded histories (test/temporal/workflows/),
+ *   then every file that starts a worker, a job's or a schedule's workflow, or a process that connects to Temporal;
  * - e2e: whole processes and a browser: the operator console, the rendered deployment, the quick start.
- * Every tier but unit shares one Temporal server and one migrated template database, started in globalSetup.
+ * The db tier's global setup makes one migrated template database; the temporal and e2e tiers' makes it too (once
+ * in a run of several tiers) and starts one Temporal server that they share. Jest runs a project's global setup only
+ * when a file of that project runs, so `--selectProjects db` starts no Temporal.
  */
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] };
 
@@ -14,7 +21,7 @@ const unit = {
   transform,
   roots: ['<rootDir>/test/unit', '<rootDir>/handler-kit/test'],
   testMatch: ['**/*.test.ts'],
-  // The kit's Postgres outage runs a whole stack: it is an integration test kept beside the kit it covers.
+  // The kit's Postgres outage runs a whole stack: it is a temporal-tier test kept beside the kit it covers.
   testPathIgnorePatterns: ['/node_modules/', '/handler-kit/test/postgres-outage\\.test\\.ts$'],
 };
 
@@ -43,7 +50,7 @@ const ONE_SHAPE_ONLY = [
 ];
 
 /** A tier on the shared servers: each file that uses Postgres gets a database of its own (test/helpers/suite-database.ts). */
-const onServers = (displayName, testMatch) => ({
+const onServers = (displayName, testMatch, globalSetup) => ({
   displayName,
   testEnvironment: 'node',
   transform,
@@ -51,17 +58,24 @@ const onServers = (displayName, testMatch) => ({
   testMatch,
   setupFilesAfterEnv: ['<rootDir>/test/helpers/suite-database.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_TEMPORAL === 'server' ? ONE_SHAPE_ONLY : [])],
+  globalSetup,
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
 });
+
+const postgresOnly = '<rootDir>/test/helpers/global-setup-postgres.ts';
+const withTemporal = '<rootDir>/test/helpers/global-setup.ts';
 
 module.exports = {
   projects: [
     unit,
-    onServers('workflows', ['<rootDir>/test/workflows/**/*.test.ts']),
-    onServers('integration', ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/handler-kit/test/postgres-outage.test.ts']),
-    onServers('e2e', ['<rootDir>/test/e2e/**/*.test.ts', '<rootDir>/test/console/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts']),
+    onServers('db', ['<rootDir>/test/db/**/*.test.ts'], postgresOnly),
+    onServers('temporal', ['<rootDir>/test/temporal/**/*.test.ts', '<rootDir>/handler-kit/test/postgres-outage.test.ts'], withTemporal),
+    onServers(
+      'e2e',
+      ['<rootDir>/test/e2e/**/*.test.ts', '<rootDir>/test/console/**/*.test.ts', '<rootDir>/test/deploy/**/*.test.ts'],
+      withTemporal,
+    ),
   ],
-  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   // A bound for a hung test, not a speed target: on a busy 2-core machine (a CPU hog on one core) the suites' longer
   // walks (every operation, a worker killed and respawned) took over a minute.
   testTimeout: 120000,

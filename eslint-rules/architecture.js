@@ -1,4 +1,4 @@
-// The project's own lint rules (eslint.config.mjs loads them as plugin `architecture`; test/unit/lint-rules.test.ts
+// The project's own lint rules (eslint.config.mjs loads them as plugin `architecture`; test/unit/eslint-rules/lint-rules.test.ts
 // runs each against code that breaks it). CommonJS so that jest can load them without ESM support.
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,4 +1,4 @@
-"""The Python handlers test/integration/python-handlers.test.ts runs against the real service (not a pytest module).
+"""The Python handlers test/temporal/activities/python-handlers.test.ts runs against the real service (not a pytest module).
 
     /usr/bin/python3 handlers_for_service.py STATE_DIR
 

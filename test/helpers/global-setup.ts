@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import knexFactory from 'knex';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../src/dev/temporal/dev-server';
 import { startTemporalServer, TemporalServer } from '../../src/dev/temporal/server';
@@ -11,13 +10,11 @@ import { TemporalCredentials } from '../../src/temporal/credentials';
 import { makeTestCa } from './certificates';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { TemporalConnection } from '../../src/temporal/connection';
-import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres';
-import { createKnex, migrateLatest } from '../../src/db/knex';
+import globalSetupPostgres from './global-setup-postgres';
 
 /**
- * One migrated template database (each test file gets a copy, test/helpers/suite-database.ts) and one Temporal
- * server for the whole run. TEST_DATABASE_URL names an admin
- * connection (default: the local Postgres); when none answers, embedded-postgres is started instead.
+ * The temporal and e2e tiers' global setup (jest.config.js): the db tier's migrated template database
+ * (global-setup-postgres.ts, made once in a run of several tiers) and one Temporal server for the whole run.
  * TEST_TEMPORAL=server runs the production-shaped server (Postgres persistence, SQL visibility) instead of
  * the dev server; TEST_TEMPORAL=cluster the same split into a cluster of 7 processes with mTLS required on its
  * frontends (certificates made here; the service's settings reach the tests as MOS_TEST_TEMPORAL_TLS).
@@ -25,23 +22,11 @@ import { createKnex, migrateLatest } from '../../src/db/knex';
  * Either way the job search attributes are registered the way `npm run migrate` does it.
  */
 export default async function globalSetup() {
+  await globalSetupPostgres();
+  if (process.env.MOS_TEST_TEMPORAL_ADDRESS) return;
   const started = Date.now();
-  const adminUrl =
-    (await reachable(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')) ?? (await embeddedPostgres());
-  const dbName = `mos_test_${process.pid}_${Date.now()}`;
-  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${dbName}`);
-  await admin.destroy();
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const knex = createKnex(url.toString());
-  await migrateLatest(knex);
-  await knex.destroy();
-  // The template of every suite's own database (test/helpers/suite-database.ts): nobody connects to it, so a copy
-  // (which needs the template idle) never waits.
-  const templateAdmin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await templateAdmin.raw(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
-  await templateAdmin.destroy();
+  const state = (globalThis as any).__MOS__ as { adminUrl: string; dbName: string; server?: { stop(): Promise<void> } };
+  const { adminUrl } = state;
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mos-test-'));
   const server = process.env.TEMPORAL_ADDRESS ? undefined : await startTemporal(adminUrl, `mos_temporal_${process.pid}_${Date.now()}`, tmp);
@@ -54,16 +39,12 @@ export default async function globalSetup() {
   const bundlePath = path.join(tmp, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
 
-  process.env.MOS_TEST_TEMPLATE_URL = url.toString();
-  process.env.MOS_TEST_ADMIN_URL = adminUrl;
   process.env.MOS_TEST_TEMPORAL_ADDRESS = address;
   process.env.MOS_TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.MOS_TEST_TEMPORAL_TLS = JSON.stringify(tlsEnv);
   process.env.MOS_TEST_TEMPORAL_FRONTENDS = JSON.stringify(server?.frontends ?? [address]);
-  (globalThis as any).__MOS__ = { server, adminUrl, dbName };
-  console.log(
-    `\n[setup] database ${dbName}, Temporal ${process.env.MOS_TEST_TEMPORAL_ADDRESS} (UI ${server?.uiUrl ?? 'n/a'}), ready in ${Date.now() - started} ms`,
-  );
+  state.server = server;
+  console.log(`[setup] Temporal ${address} (UI ${server?.uiUrl ?? 'n/a'}), ready in ${Date.now() - started} ms`);
 }
 
 /** The suite's Temporal, and the service's TEMPORAL_TLS_* settings when it requires them. */
@@ -126,22 +107,3 @@ async function startCluster(adminUrl: string, databasePrefix: string, workDir: s
 }
 
 const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
-
-async function reachable(connection: string): Promise<string | undefined> {
-  const probe = knexFactory({ client: 'pg', connection, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 3000 });
-  try {
-    await probe.raw('select 1');
-    return connection;
-  } catch {
-    return undefined;
-  } finally {
-    await probe.destroy();
-  }
-}
-
-/** When no Postgres answers: an ephemeral embedded one, stopped by global-teardown. */
-async function embeddedPostgres(): Promise<string> {
-  const pg = await startEmbeddedPostgres(path.resolve(__dirname, '../..'), ['--ephemeral']);
-  (globalThis as any).__MOS_PG__ = pg;
-  return pg.url;
-}

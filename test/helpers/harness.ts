@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
+import { InterceptingCall, Metadata, status, type Interceptor } from '@grpc/grpc-js';
 import { TemporalConnection } from '../../src/temporal/connection';
 import type { Worker } from '@temporalio/worker';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -104,6 +105,8 @@ export class Harness {
     readonly metrics: ServiceMetrics,
     /** The API's parts: its `close` settles the app's job starts and `?wait=` reads, then closes the server. */
     private readonly apiParts: Pick<ApiParts, 'close'>,
+    /** The calls the db tier's stand-in for Temporal refused (none when the run has a Temporal). */
+    private readonly refusedTemporalCalls: string[],
   ) {}
 
   /** Throws when the response with this request id contradicted the OpenAPI document. */
@@ -116,7 +119,7 @@ export class Harness {
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const config = loadConfig({
-      TEMPORAL_ADDRESS: testEnv.temporalAddress,
+      TEMPORAL_ADDRESS: testEnv.hasTemporal ? testEnv.temporalAddress : NO_TEMPORAL_ADDRESS,
       TEMPORAL_TASK_QUEUE: uid('queue'),
       TEMPORAL_UI_URL: 'http://temporal-ui.test',
       AUTH_ISSUER: ISSUER,
@@ -134,7 +137,11 @@ export class Harness {
     });
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const knex = createKnex(options.databaseUrl ?? testEnv.databaseUrl, { max: 5, name: 'mos-test-api' });
-    const connection = await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress });
+    const refused: string[] = [];
+    const connection =
+      testEnv.hasTemporal || options.temporalAddress
+        ? await TemporalConnection.open({ address: options.temporalAddress ?? testEnv.temporalAddress })
+        : refusingTemporal(refused);
     const metrics = new ServiceMetrics({ pool: poolStats(knex), defaultMetrics: false });
     const temporal = new Client({
       connection,
@@ -180,6 +187,7 @@ export class Harness {
       violations,
       metrics,
       api,
+      refused,
     );
     harness.finals = api.finals;
     if (options.worker) await harness.startWorker();
@@ -273,5 +281,40 @@ export class Harness {
     // Responses to requests made around api() (raw fetch, the typed client) are checked too.
     const unclaimed = [...this.violations.values()].flat();
     if (unclaimed.length) throw new Error(`responses contradicted the OpenAPI document:\n${unclaimed.join('\n')}`);
+    if (this.refusedTemporalCalls.length)
+      throw new Error(
+        `this file called Temporal (${[...new Set(this.refusedTemporalCalls)].join(', ')}), which the db tier does not start: ` +
+          'it belongs in test/temporal/ (docs/architecture.md "Tests, in tiers")',
+      );
   }
+}
+
+/** Where the db tier's harness says Temporal is: nothing listens there, and its connection never dials it. */
+const NO_TEMPORAL_ADDRESS = '127.0.0.1:1';
+
+/**
+ * The db tier's Temporal (it starts none, jest.config.js): a connection that dials nothing and refuses every call
+ * at once, noting the call's name, so Harness.stop fails a file that used Temporal (a job's or a schedule's
+ * workflow, a worker, a readiness check) instead of letting it wait for a server.
+ */
+function refusingTemporal(refused: string[]): Connection {
+  const refuse: Interceptor = (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start(_metadata, listener) {
+        refused.push(options.method_definition.path.split('/').pop()!);
+        setImmediate(() =>
+          listener.onReceiveStatus({
+            code: status.FAILED_PRECONDITION,
+            details: 'the db tier starts no Temporal',
+            metadata: new Metadata(),
+          }),
+        );
+      },
+      sendMessage() {},
+      halfClose() {},
+      cancel() {},
+    });
+  // Not TemporalConnection.open, which dials the server: with no retry interceptor there are no retries for a close to end.
+  // eslint-disable-next-line no-restricted-properties
+  return Connection.lazy({ address: NO_TEMPORAL_ADDRESS, interceptors: [refuse] });
 }

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 
-/** Where the recorded histories live; test/workflows/replay.test.ts replays every one of them. */
-export const HISTORIES = path.join(__dirname, '../workflows/histories');
+/** Where the recorded histories live; test/temporal/workflows/replay.test.ts replays every one of them. */
+export const HISTORIES = path.join(__dirname, '../temporal/workflows/histories');
 
 /**
  * With RECORD_HISTORIES=1 (`npm run histories:record`), writes the history of the workflow's run (its latest run

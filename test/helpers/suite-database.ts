@@ -6,10 +6,10 @@ import knexFactory, { type Knex } from 'knex';
  * Each test file that talks to Postgres gets a database of its own, copied from the migrated template global setup
  * built (CREATE DATABASE … TEMPLATE copies files, no migrations re-run): one suite's background loops (a webhook
  * dispatcher, a reconciler, a releaser's sweep) can then never act on another suite's rows. Unit and workflow tests
- * use no database. A database whose connections are gone when its file ends is dropped then; global teardown
+ * (test/temporal/workflows/) use no database. A database whose connections are gone when its file ends is dropped then; global teardown
  * drops the rest.
  */
-const NO_DATABASE = [`${path.sep}test${path.sep}unit${path.sep}`, `${path.sep}test${path.sep}workflows${path.sep}`];
+const NO_DATABASE = [`${path.sep}test${path.sep}unit${path.sep}`, `${path.sep}test${path.sep}temporal${path.sep}workflows${path.sep}`];
 
 /** This file's database: named (and its URL set, for code that reads it while the file is collected) at once, created before its tests. */
 const suiteDatabase = ((): string | undefined => {

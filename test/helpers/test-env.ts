@@ -3,8 +3,13 @@ export const testEnv = {
   get databaseUrl(): string {
     return required('MOS_TEST_DATABASE_URL');
   },
+  /** The suite's Temporal; the db tier starts none (jest.config.js), so a file there that asks for it fails here. */
   get temporalAddress(): string {
-    return required('MOS_TEST_TEMPORAL_ADDRESS');
+    return required('MOS_TEST_TEMPORAL_ADDRESS', NO_TEMPORAL);
+  },
+  /** Whether this run started (or was given) a Temporal server: not in the db tier. */
+  get hasTemporal(): boolean {
+    return Boolean(process.env.MOS_TEST_TEMPORAL_ADDRESS);
   },
   /** The service's TEMPORAL_TLS_* settings for the suite's Temporal (TEST_TEMPORAL=cluster requires mTLS); none otherwise. */
   get temporalTlsEnv(): Record<string, string> {
@@ -15,12 +20,15 @@ export const testEnv = {
     return JSON.parse(process.env.MOS_TEST_TEMPORAL_FRONTENDS || '[]') as string[];
   },
   get workflowBundlePath(): string {
-    return required('MOS_TEST_WORKFLOW_BUNDLE');
+    return required('MOS_TEST_WORKFLOW_BUNDLE', NO_TEMPORAL);
   },
 };
 
-function required(name: string): string {
+const NO_TEMPORAL =
+  'the db tier starts no Temporal: a file that needs one belongs in test/temporal/ (jest.config.js, docs/architecture.md "Tests, in tiers")';
+
+function required(name: string, orElse = 'run the tests through jest, whose global setup provides it'): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through jest, whose global setup provides it`);
+  if (!value) throw new Error(`${name} is not set: ${orElse}`);
   return value;
 }
