@@ -8,6 +8,7 @@ export {
   workflowIdFor,
 } from './job-gateway.port';
 export type { JobStore, SubscriptionStore } from './job-stores.port';
+export type { DomainOwner, OutboxEvent, OutboxStore } from './outbox-store.port';
 export {
   SCHEDULE_ID_PREFIX,
   type ScheduleDefinition,
