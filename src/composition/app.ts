@@ -51,6 +51,7 @@ import { projectRoot } from '../paths';
 import { registerMetricsRoutes } from '../routes/metrics.routes';
 import { ServiceMetrics } from '../observability/metrics';
 import { poolStats } from '../db/pool-stats';
+import { clientStore } from '../db/clients.repository';
 import { httpMetrics } from '../http/metrics-middleware';
 import { ServingState, closeConnectionsWhileDraining } from '../http/serving-state';
 import { traceRequests } from '../http/trace-middleware';
@@ -175,7 +176,7 @@ function registerResourceRoutes(
 ) {
   const { knex, log } = deps;
   const { schemas, rules, secrets, outbox } = core;
-  registerClientRoutes(route, createClientsService(knex, core.defaults));
+  registerClientRoutes(route, createClientsService(clientStore(knex), core.defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
   registerRolloutRoutes(route, createRolloutsService({ knex, rules, assignments, outbox }));

@@ -4,3 +4,4 @@
  */
 export { MemoryJobStore, MemorySubscriptionStore } from './job-stores';
 export { MemoryOutboxStore } from './outbox-store';
+export { MemoryClientStore } from './client-store';

@@ -7,6 +7,7 @@ export {
   fairnessKeyFor,
   workflowIdFor,
 } from './job-gateway.port';
+export type { ClientFilter, ClientStore } from './client-store.port';
 export type { JobStore, SubscriptionStore } from './job-stores.port';
 export type { DomainOwner, OutboxEvent, OutboxStore } from './outbox-store.port';
 export {
