@@ -5,17 +5,25 @@ import { createRequire } from 'node:module';
 
 const architecture = createRequire(import.meta.url)('./eslint-rules/architecture.js');
 
+const domainMayNot = ['**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'];
+
 /** Imports a folder may not make: each entry is [glob of importers, patterns they may not import, why]. */
 const layers = [
   [
+    // The domain's record types (JobView, ServiceRow, ...) are imported as types: see the src/db/** block below.
     'src/db/**',
-    ['**/domain/**', '**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
+    ['**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
     'repositories depend on nothing above them',
   ],
   [
     'src/domain/**',
-    ['**/http/**', '**/routes/**', '**/temporal/**', '@temporalio/*', '**/activities/**'],
+    domainMayNot,
     'application services reach Temporal through the ports in src/domain/ports, which src/temporal implements',
+  ],
+  [
+    'src/domain/ports/**',
+    [...domainMayNot, '**/db/**'],
+    "a port names what the domain needs in the domain's own types; src/db implements it, so it cannot import src/db",
   ],
   ['src/routes/**', ['**/db/**', '**/temporal/**', '@temporalio/*', '**/activities/**'], 'routes call application services only'],
   ['src/http/**', ['**/db/**', '**/temporal/**', '**/routes/**', '**/activities/**'], 'HTTP plumbing knows no storage or workflow'],
@@ -185,6 +193,25 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    // The repositories return the domain's records (src/domain/*/*.view.ts): they import those as types, never code.
+    files: ['src/db/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/domain/**', '**/domain'],
+              allowTypeImports: true,
+              message:
+                "Layering (docs/architecture.md): repositories import the domain's record types only (`import type`), no domain code.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Workflow code is replayed: it may import only the workflow SDK, its own contract modules and activity types.
     files: ['workflows/**'],

@@ -51,6 +51,7 @@ import { projectRoot } from '../paths';
 import { registerMetricsRoutes } from '../routes/metrics.routes';
 import { ServiceMetrics } from '../observability/metrics';
 import { poolStats } from '../db/pool-stats';
+import { clientStore } from '../db/clients.repository';
 import { httpMetrics } from '../http/metrics-middleware';
 import { ServingState, closeConnectionsWhileDraining } from '../http/serving-state';
 import { traceRequests } from '../http/trace-middleware';
@@ -122,7 +123,7 @@ type RouteRegistrar = ReturnType<typeof createRouteRegistrar>;
 /** The services the job routes and the services' routes share (the jobs service is built once for all of them). */
 function createApiServices(deps: AppDeps, core: JobCore, finals: JobFinalListener, metrics: ServiceMetrics) {
   const { knex, log } = deps;
-  const { schemas, rules } = core;
+  const { schemas, rules, outbox } = core;
   const jobs = createJobsService({
     knex,
     gateway: deps.gateway,
@@ -135,11 +136,12 @@ function createApiServices(deps: AppDeps, core: JobCore, finals: JobFinalListene
     slots: core.slots,
     fairness: deps.config.jobs.fairness,
     perTenantMetrics: core.perTenantMetrics,
+    outbox,
   });
   const compatibility = createCompatibility({ schemas });
-  const assignments = createAssignmentsService({ knex, rules, compatibility });
-  const starts = createJobStarts({ knex, jobs, rules });
-  const services = createServicesService({ knex, rules, jobs });
+  const assignments = createAssignmentsService({ knex, rules, compatibility, outbox });
+  const starts = createJobStarts({ knex, jobs, rules, outbox });
+  const services = createServicesService({ knex, rules, jobs, outbox });
   return { jobs, compatibility, assignments, starts, services };
 }
 
@@ -173,16 +175,16 @@ function registerResourceRoutes(
   { jobs, compatibility, assignments, starts, services }: ReturnType<typeof createApiServices>,
 ) {
   const { knex, log } = deps;
-  const { schemas, rules, secrets } = core;
-  registerClientRoutes(route, createClientsService(knex, core.defaults));
+  const { schemas, rules, secrets, outbox } = core;
+  registerClientRoutes(route, createClientsService(clientStore(knex), core.defaults));
   registerDomainRoutes(route, createDomainsService({ knex, rules }), assignments);
   registerAssignmentRoutes(route, assignments, starts);
-  registerRolloutRoutes(route, createRolloutsService({ knex, rules, assignments }));
+  registerRolloutRoutes(route, createRolloutsService({ knex, rules, assignments, outbox }));
   registerServiceRoutes(route, services);
   const policy = targetPolicy(deps.config.webhooks);
   const inProcessNames = () => deps.inProcessNames;
-  const models = createModelsService({ knex, rules, schemas, compatibility, inProcessNames, policy, secrets });
-  registerModelRoutes(route, models, createRetirementService({ knex }), createAliasesService({ knex, assignments }));
+  const models = createModelsService({ knex, rules, schemas, compatibility, inProcessNames, policy, secrets, outbox });
+  registerModelRoutes(route, models, createRetirementService({ knex, outbox }), createAliasesService({ knex, assignments, outbox }));
   registerModelTagRoutes(route, createModelTagsService({ knex }), createModelSearch({ knex }));
   registerJobRoutes(route, jobs, starts);
   registerSubscriptionRoutes(route, createSubscriptionsService({ knex, schemas }));
@@ -190,7 +192,7 @@ function registerResourceRoutes(
   const launcher = createWebhookLauncher({ client: deps.temporal, taskQueue: deps.config.temporal.taskQueue, config: webhooks });
   registerWebhookRoutes(
     route,
-    createWebhooksService({ knex, log, policy, secretGraceSeconds: webhooks.secretGraceSeconds, secrets, launcher }),
+    createWebhooksService({ knex, log, policy, secretGraceSeconds: webhooks.secretGraceSeconds, secrets, launcher, outbox }),
   );
   // The API writes schedules and previews fires; the worker runs the fires (./job-worker.ts).
   registerScheduleRoutes(
@@ -200,8 +202,9 @@ function registerResourceRoutes(
       log,
       limits: deps.config.schedules,
       gateway: scheduleGatewayFor(deps.temporal, deps.config),
-      fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, gateway: deps.gateway, log }),
+      fires: createScheduleFires({ knex, jobs, services, launch: async () => undefined, gateway: deps.gateway, log, outbox }),
       admission: core.admission,
+      outbox,
     }),
   );
 }

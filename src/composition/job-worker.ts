@@ -120,7 +120,7 @@ function workerTuning(config: Config): Partial<WorkerOptions> {
 /** The job, webhook and schedule activities, over one set of the job rules (`core`). */
 function workerActivities(deps: WorkerDeps, core: JobCore, gateway: JobGateway) {
   const { config, knex, log, metrics } = deps;
-  const { schemas, slots, secrets } = core;
+  const { schemas, slots, secrets, outbox } = core;
   const runs = createJobRuns({
     knex,
     log,
@@ -131,6 +131,7 @@ function workerActivities(deps: WorkerDeps, core: JobCore, gateway: JobGateway) 
     perTenantMetrics: core.perTenantMetrics,
     maxCascadeDepth: config.jobs.maxCascadeDepth,
     secrets,
+    outbox,
   });
   const activities = createActivities({
     knex,
@@ -149,14 +150,25 @@ function workerActivities(deps: WorkerDeps, core: JobCore, gateway: JobGateway) 
     publicBaseUrl: config.publicBaseUrl,
   });
   // A schedule's fires are the tenant's jobs like any other: they take its bucket's tokens and keep to its cap.
-  const jobs = createJobsService({ knex, gateway, schemas, log, metrics, completionWaitSeconds: 0, admission: core.admission, slots });
+  const jobs = createJobsService({
+    knex,
+    gateway,
+    schemas,
+    log,
+    metrics,
+    completionWaitSeconds: 0,
+    admission: core.admission,
+    slots,
+    outbox,
+  });
   const fires = createScheduleFires({
     knex,
     jobs,
-    services: createServicesService({ knex, rules: core.rules, jobs }),
+    services: createServicesService({ knex, rules: core.rules, jobs, outbox }),
     launch: (jobIds) => runs.launchJobs(jobIds),
     gateway,
     log,
+    outbox,
   });
   const webhookActivities = createWebhookActivities({ knex, config: config.webhooks, secrets, jobUiUrl: (jobId) => gateway.uiUrl(jobId) });
   return { ...activities, ...webhookActivities, ...createScheduleActivities({ fires, gateway }) };

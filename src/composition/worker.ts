@@ -5,6 +5,7 @@ import type { ECSClient } from '@aws-sdk/client-ecs';
 import type { JobGateway } from '../domain/ports';
 import { startReconciler, type JobSlots } from '../domain/jobs';
 import { startScheduleReconciler } from '../domain/schedules';
+import type { Outbox } from '../domain/webhooks';
 import { serveWorkerMetrics, type MetricsServer } from '../observability/worker-metrics-server';
 import { jobGatewayFor } from '../temporal/job-gateway';
 import { installTemporalRuntime } from '../temporal/runtime';
@@ -51,9 +52,15 @@ export interface WorkerCompositionOptions {
  * switches leave this worker none.
  */
 function leaderOfDuties(
-  deps: Pick<Resources, 'knex' | 'config' | 'log' | 'metrics'> & { client: Client; gateway: JobGateway; slots: JobSlots; poolName: string },
+  deps: Pick<Resources, 'knex' | 'config' | 'log' | 'metrics'> & {
+    client: Client;
+    gateway: JobGateway;
+    slots: JobSlots;
+    outbox: Outbox;
+    poolName: string;
+  },
 ) {
-  const { knex, client, gateway, slots, config, log, metrics } = deps;
+  const { knex, client, gateway, slots, outbox, config, log, metrics } = deps;
   const reconcile = config.jobs.reconcilerEnabled;
   if (!reconcile && !config.webhooks.dispatcherEnabled) return undefined;
   return holdLeadership({
@@ -64,7 +71,7 @@ function leaderOfDuties(
     async lead() {
       const stops: (() => Promise<void>)[] = [];
       if (reconcile) {
-        const reconciler = startReconciler({ knex, gateway, log, metrics });
+        const reconciler = startReconciler({ knex, gateway, log, metrics, outbox });
         stops.push(() => reconciler.stop());
         // Held jobs are pending rows waiting for a slot: whoever starts the orphaned pending rows starts these too.
         const releaser = slotReleaserFor({ knex, gateway, slots, log, metrics, config });
@@ -142,6 +149,7 @@ export async function composeWorker(deps: Resources & WorkerCompositionOptions):
         client,
         gateway,
         slots: core.slots,
+        outbox: core.outbox,
         config,
         log,
         metrics,

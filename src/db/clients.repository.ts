@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Db, table } from './types';
 import { paginate } from './pagination';
-import { PageRequest } from '../paging';
+import { PageRequest, Page } from '../paging';
 import type { LimitsOverride } from '../shapes';
+import type { ClientRow } from '../domain/tenants';
+import type { ClientFilter, ClientStore } from '../domain/ports';
 
-export interface ClientRow {
-  client_id: string;
-  client_uuid: string;
-  name: string;
-  status: 'active' | 'suspended';
-  /** The override of the configured limits a platform administrator set; null: the defaults. */
-  limits: LimitsOverride | null;
-  created_at: Date;
-  updated_at: Date;
-}
+// The client record is the domain's (src/domain/tenants/client.view.ts); the repository returns it.
+export type { ClientRow };
 
 const clients = (db: Db) => table<ClientRow>(db, 'clients');
 
@@ -48,9 +42,19 @@ export async function setClientStatus(db: Db, clientId: string, status: string):
   return row;
 }
 
-export async function listClients(db: Db, page: PageRequest, filter: { status?: string; only?: string[] }) {
+export async function listClients(db: Db, page: PageRequest, filter: ClientFilter): Promise<Page<ClientRow>> {
   const q = db('clients').select('*');
   if (filter.status) q.where({ status: filter.status });
   if (filter.only) q.whereIn('client_id', filter.only);
   return paginate<ClientRow>(q, page, 'client_id', 'clients');
+}
+
+/** The Postgres client store (src/domain/ports/client-store.port.ts `ClientStore`) on this connection or transaction. */
+export function clientStore(db: Db): ClientStore {
+  return {
+    find: (clientId) => findClient(db, clientId),
+    upsert: (clientId, name, limits) => upsertClient(db, clientId, name, limits),
+    setStatus: (clientId, status) => setClientStatus(db, clientId, status),
+    list: (page, filter) => listClients(db, page, filter),
+  };
 }

@@ -2,56 +2,18 @@ import type { Schemas } from '../openapi/types';
 import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
-import type { FeatureDefinition, Handlers } from '../shapes';
+import type { HandlerContract, HandlerContracts, ModelRow, VersionRow, VersionStatus } from '../domain/models';
+
+// The registry's records are the domain's (src/domain/models/model.view.ts); the repository returns them.
+export type { HandlerContract, HandlerContracts, ModelRow, VersionRow, VersionStatus };
+
+type Artifact = Schemas['ModelArtifact'];
 
 const models = (db: Db) => table<ModelRow>(db, 'models');
 const versions = (db: Db) => table<VersionRow>(db, 'model_versions');
 
-type Artifact = Schemas['ModelArtifact'];
-
-export type VersionStatus = 'pending' | 'training' | 'active' | 'failed' | 'deprecated' | 'archived';
-
-export interface ModelRow {
-  id: string;
-  name: string;
-  description: string;
-  metadata: Record<string, unknown>;
-  handlers: Handlers;
-  handler_contracts: HandlerContracts | null;
-  /** Key → value labels (`team`, `dataset`), set one at a time through the tag routes. */
-  tags: Record<string, string>;
-  created_at: Date;
-  updated_at: Date;
-  /** Derived: active once any version is active. */
-  status: 'pending' | 'active';
-}
-
 /** A JSON Schema (2020-12): an object, or `true`/`false`. */
 export type JsonSchema = boolean | Record<string, unknown>;
-
-export type HandlerContract = Schemas['HandlerContract'];
-export type HandlerContracts = Schemas['HandlerContracts'];
-
-export interface VersionRow {
-  model_id: string;
-  version: string;
-  description: string;
-  metadata: Record<string, unknown>;
-  status: VersionStatus;
-  features: FeatureDefinition[];
-  artifacts: Artifact[];
-  /** Where the version came from, free text. */
-  source: string | null;
-  /** The training job whose success made the version active (lineage). */
-  source_job_id: string | null;
-  tags: Record<string, string>;
-  created_at: Date;
-  updated_at: Date;
-  created_by: string | null;
-  /** Who last moved the status through the status route, and when (training outcomes record no one). */
-  status_changed_by: string | null;
-  status_changed_at: Date | null;
-}
 
 const MODEL_COLUMNS = ['id', 'name', 'description', 'metadata', 'handlers', 'handler_contracts', 'tags', 'created_at', 'updated_at'];
 

@@ -14,7 +14,7 @@ const CURSOR_ID = /^[\x21-\x7e]{1,300}$/;
  * the instant must be the exact toISOString() form of a real date in years 0001–9999 (JavaScript accepts
  * dates such as "+275760-09-13" that timestamptz does not), the id visible ASCII (no NUL).
  */
-function decodeCursor(cursor: string): [string, string] {
+export function decodeCursor(cursor: string): [string, string] {
   if (cursor.length <= MAX_CURSOR_LENGTH && /^[A-Za-z0-9_-]+$/.test(cursor)) {
     try {
       const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -35,6 +35,11 @@ function decodeCursor(cursor: string): [string, string] {
     }
   }
   throw new InvalidInputError('cursor is not valid: pass the next_cursor of a previous page unchanged');
+}
+
+/** The cursor of a page that ends at the row of instant `at` and key `id`. */
+export function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
 }
 
 /**
@@ -66,10 +71,7 @@ export async function paginate<Row extends { created_at: Date }>(
   const items = rows.slice(0, page.limit);
   // Every paginated table has created_at; the tiebreak column is the key named by the caller.
   const last = items[items.length - 1] as Row & Record<string, unknown>;
-  const next_cursor =
-    rows.length > page.limit
-      ? Buffer.from(JSON.stringify([(last[order] as Date).toISOString(), String(last[tiebreak] as string)])).toString('base64url')
-      : null;
+  const next_cursor = rows.length > page.limit ? encodeCursor(last[order] as Date, String(last[tiebreak])) : null;
   return { items, next_cursor };
 }
 

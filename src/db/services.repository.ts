@@ -3,22 +3,12 @@ import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
 import type { FeatureValues } from '../shapes';
+import type { ServiceRow, ServiceStatus } from '../domain/services';
+
+// The service records are the domain's (src/domain/services/service.view.ts); the repository returns them.
+export type { ServiceRow, ServiceStatus };
 
 const services = (db: Db) => table<ServiceRow>(db, 'services');
-
-export type ServiceStatus = 'in_progress' | 'available' | 'failed' | 'not_found';
-
-export interface ServiceRow {
-  service_uuid: string;
-  domain_uuid: string;
-  service_id: string;
-  status: ServiceStatus;
-  departure_datetime: Date;
-  provided_features: FeatureValues;
-  resolved_features: FeatureValues;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export async function findService(db: Db, domainUuid: string, serviceId: string, lock = false): Promise<ServiceRow | undefined> {
   const q = services(db).where({ domain_uuid: domainUuid, service_id: serviceId });

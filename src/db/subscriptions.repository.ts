@@ -2,29 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Db, table } from './types';
 import { paginate } from './pagination';
 import { PageRequest } from '../paging';
-import type { HandlerContracts } from './models.repository';
+import type { SubscriptionStore } from '../domain/ports';
+import type { SubscriptionRow, SubscriptionStatus, SubscriptionWithTarget } from '../domain/models';
+
+// The subscription records are the domain's (src/domain/models/subscription.view.ts); the repository returns them.
+export type { SubscriptionRow, SubscriptionStatus, SubscriptionWithTarget };
 
 const subscriptions = (db: Db) => table<SubscriptionRow>(db, 'event_subscriptions');
-
-export type SubscriptionStatus = 'active' | 'stale' | 'disabled';
-
-export interface SubscriptionRow {
-  subscription_id: string;
-  source_model_id: string;
-  target_model_id: string;
-  trigger_event: 'inference_complete' | 'training_complete';
-  target_action: 'inference';
-  input_source: 'stored' | 'trigger_output';
-  input: Record<string, unknown> | null;
-  label: string;
-  status: SubscriptionStatus;
-  created_at: Date;
-  updated_at: Date;
-  created_by: string | null;
-  /** Who last set the status through the status or delete route, and when (staleness is set by the model update). */
-  status_changed_by: string | null;
-  status_changed_at: Date | null;
-}
 
 export type NewSubscription = Omit<
   SubscriptionRow,
@@ -88,13 +72,6 @@ export async function triggeredByJob(db: Db, jobId: string, triggerEvent: string
     .orderBy('created_at');
 }
 
-/** A subscription with what firing it needs of its target: whether the model exists, its contracts, its newest active version. */
-export interface SubscriptionWithTarget extends SubscriptionRow {
-  target_exists: boolean;
-  target_contracts: HandlerContracts | null;
-  target_version: string | null;
-}
-
 /** The subscriptions a source model's event fires (active and stale ones: stale ones are reported), with their targets, in one statement. */
 export async function triggeredWithTargets(db: Db, sourceModelId: string, triggerEvent: string): Promise<SubscriptionWithTarget[]> {
   return db('event_subscriptions as s')
@@ -113,7 +90,7 @@ export async function triggeredWithTargets(db: Db, sourceModelId: string, trigge
 
 /** Marks active subscriptions that depend on `modelId` (as source or target) stale; returns their ids. */
 /** The subscription store of cascade planning (src/domain/ports/job-stores.port.ts `SubscriptionStore`) on this connection or transaction. */
-export function subscriptionStore(db: Db) {
+export function subscriptionStore(db: Db): SubscriptionStore {
   return { triggeredWithTargets: (sourceModelId: string, triggerEvent: string) => triggeredWithTargets(db, sourceModelId, triggerEvent) };
 }
 

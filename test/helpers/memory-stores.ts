@@ -1,34 +1,8 @@
-import type { JobStore, SubscriptionStore } from '../../src/domain/ports/job-stores.port';
-import type { JobView } from '../../src/db/jobs.repository';
-import type { SubscriptionWithTarget } from '../../src/db/subscriptions.repository';
+import type { JobView } from '../../src/domain/jobs';
+import type { SubscriptionWithTarget } from '../../src/domain/models';
 
-/** Jobs in a map: the job rules' store without Postgres (src/domain/ports/job-stores.port.ts). */
-export class MemoryJobStore implements JobStore {
-  readonly jobs = new Map<string, JobView>();
-  readonly confirmed: string[] = [];
-
-  put(job: JobView): JobView {
-    this.jobs.set(job.job_id, job);
-    return job;
-  }
-
-  async findJob(jobId: string): Promise<JobView | undefined> {
-    return this.jobs.get(jobId);
-  }
-
-  async confirmOutcome(jobId: string): Promise<void> {
-    this.confirmed.push(jobId);
-  }
-}
-
-/** Subscriptions with their targets' state, as `triggeredWithTargets` reads them, in creation order. */
-export class MemorySubscriptionStore implements SubscriptionStore {
-  readonly subscriptions: SubscriptionWithTarget[] = [];
-
-  async triggeredWithTargets(sourceModelId: string, triggerEvent: string): Promise<SubscriptionWithTarget[]> {
-    return this.subscriptions.filter((s) => s.source_model_id === sourceModelId && s.trigger_event === triggerEvent);
-  }
-}
+// The in-memory stores live beside the Postgres ones (src/db/memory/); this file keeps the tests' record builders.
+export { MemoryJobStore, MemoryOutboxStore, MemorySubscriptionStore } from '../../src/db/memory';
 
 const EPOCH = new Date(0);
 

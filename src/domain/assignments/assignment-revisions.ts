@@ -11,7 +11,7 @@ import { freezeIncompatibilities } from '../common';
 import { AssignmentBlockedError, BlockingService, ConflictError, InvalidInputError, UnprocessableError } from '../../errors';
 import { toAssignment } from '../common';
 import type { Schemas } from '../../openapi/types';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { emptyPreview, type ChangeContext, type ChangePreview } from '../common';
 import type { AssignmentCompatibility, Compatibility } from '../models';
 import { isRolloutRole, rolloutSettings } from './rollout-settings';
@@ -25,10 +25,19 @@ export type AssignmentBody = Schemas['AssignmentBody'];
 export interface RevisionDeps {
   rules: FeatureRules;
   compatibility: Compatibility;
+  /** Where the `assignment.changed` events are written, with the revision. */
+  outbox: Outbox;
 }
 
 /** Archives the previous active revision under the key and inserts the new one (caller holds the scope lock). */
-async function writeRevision(trx: Knex.Transaction, scope: repo.Scope, key: string, body: AssignmentBody, actor: string | null) {
+async function writeRevision(
+  outbox: Outbox,
+  trx: Knex.Transaction,
+  scope: repo.Scope,
+  key: string,
+  body: AssignmentBody,
+  actor: string | null,
+) {
   await repo.archiveActive(trx, scope, key, actor);
   const row = await repo.insertRevision(
     trx,
@@ -45,7 +54,7 @@ async function writeRevision(trx: Knex.Transaction, scope: repo.Scope, key: stri
     },
     actor,
   );
-  await webhookEvents.assignmentChanged(trx, row, scope); // the webhook event's outbox row commits with the change
+  await outbox(trx).assignmentChanged(row, scope); // the webhook event's outbox row commits with the change
   return row;
 }
 
@@ -154,7 +163,7 @@ export async function upsertDomainIn(
   if (isDefault && (body.status ?? 'active') === 'active') {
     await applyDefaultFreeze(deps.rules, trx, domain.domain_uuid, body, version.features, preview);
   }
-  return answer(await writeRevision(trx, scope, key, checked, change.actor), scope, report, preview, change);
+  return answer(await writeRevision(deps.outbox, trx, scope, key, checked, change.actor), scope, report, preview, change);
 }
 
 /** The service upsert inside the caller's transaction: the service lock, the freeze check, the new revision. */
@@ -176,7 +185,7 @@ export async function upsertServiceIn(
     );
   }
   const report = await deps.compatibility.forAssignment(trx, scope, key, version);
-  return answer(await writeRevision(trx, scope, key, body, change.actor), scope, report, emptyPreview(), change);
+  return answer(await writeRevision(deps.outbox, trx, scope, key, body, change.actor), scope, report, emptyPreview(), change);
 }
 
 /** An assignment that follows an alias starts at the version the alias points at now (422 otherwise). */

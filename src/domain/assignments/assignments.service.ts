@@ -11,6 +11,7 @@ import { toDomain } from '../common';
 import { inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../common';
 import type { Compatibility } from '../models';
 import { isRolloutRole } from './rollout-settings';
+import type { Outbox } from '../webhooks';
 import { checkFollowedAlias, repointIn, upsertDomainIn, upsertServiceIn, type AssignmentBody } from './assignment-revisions';
 import { createAssignmentQueries } from './assignment-queries.service';
 
@@ -19,7 +20,7 @@ export async function activeDefault(db: Db, domainUuid: string, domainId: string
   return repo.findActive(db, { domainUuid, domainId }, DEFAULT_ASSIGNMENT_KEY);
 }
 
-export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules; compatibility: Compatibility }) {
+export function createAssignmentsService(deps: { knex: Knex; rules: FeatureRules; compatibility: Compatibility; outbox: Outbox }) {
   const { knex } = deps;
 
   async function upsertDomain(clientId: string, domainId: string, key: string, body: AssignmentBody, change: ChangeContext = UNATTRIBUTED) {

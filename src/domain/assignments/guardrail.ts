@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction';
 import { storedRolloutSettings } from './rollout-settings';
 import { rolloutChain } from './rollout-chain';
 import { sideReport } from './rollout-report';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 
 /** Who the assignment history names for an automatic rollback. */
 export const GUARDRAIL_ACTOR = 'guardrail';
@@ -32,9 +32,13 @@ export function guardedCanary(
  * writes an `assignment.rolled_back` event, in one transaction under the domain lock. True when it rolled back.
  * `revision`: the job's assignment revision as the outcome step read it (no statement for the jobs no guardrail judges).
  */
-export async function enforceGuardrail(knex: Knex, job: JobView, revision: AssignmentRow | undefined): Promise<boolean> {
+export async function enforceGuardrail(
+  deps: { knex: Knex; outbox: Outbox },
+  job: JobView,
+  revision: AssignmentRow | undefined,
+): Promise<boolean> {
   if (!revision || !guardedCanary(job, revision)) return false;
-  return inTransaction(knex, async (trx) => {
+  return inTransaction(deps.knex, async (trx) => {
     const domain = await lockDomain(trx, revision.domain_uuid);
     if (!domain) return false;
     const scope = { domainUuid: domain.domain_uuid, domainId: domain.domain_id };
@@ -51,7 +55,7 @@ export async function enforceGuardrail(knex: Knex, job: JobView, revision: Assig
       `guardrail: ${canary.failed} of ${canary.finished} canary jobs failed (failure rate ${canary.failure_rate}), ` +
       `above max_failure_rate ${guardrail.max_failure_rate} (min_jobs ${guardrail.min_jobs})`;
     const archived = (await archiveWithReason(trx, active.assignment_id, GUARDRAIL_ACTOR, reason))!;
-    await webhookEvents.assignmentRolledBack(trx, archived, scope, { reason, automatic: true, canary });
+    await deps.outbox(trx).assignmentRolledBack(archived, scope, { reason, automatic: true, canary });
     return true;
   });
 }

@@ -4,3 +4,4 @@ export { canaryRouteFor } from './canary-selection';
 export { enforceGuardrail } from './guardrail';
 export { type RolloutsService, createRolloutsService } from './rollouts.service';
 export { planShadows, revisesJob } from './shadows';
+export type { AssignmentRow, Scope } from './assignment.view';

@@ -11,7 +11,7 @@ import { isRolloutRole, storedRolloutSettings } from './rollout-settings';
 import { rolloutChain } from './rollout-chain';
 import { compareOutputs, sideReport } from './rollout-report';
 import { toAssignment } from '../common';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../common';
 import { inTransaction } from '../../db/transaction';
 import { NotFoundError, UnprocessableError } from '../../errors';
@@ -80,8 +80,8 @@ async function rolloutReport(knex: Knex, domain: DomainRow, key: string) {
  * Progressive delivery (docs/progressive-delivery.md): which services a canary runs the candidate for, the comparison
  * report of a canary or shadow, promotion of the candidate to primary, and rollback.
  */
-export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; assignments: AssignmentsService }) {
-  const { knex, rules, assignments } = deps;
+export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; assignments: AssignmentsService; outbox: Outbox }) {
+  const { knex, rules, assignments, outbox } = deps;
 
   return {
     /** GET .../assignments/{key}/canary: the services that run the candidate, and the blocked ones with the reason. */
@@ -130,7 +130,7 @@ export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; a
           ...promoted
         } = await assignments.upsertDomainIn(trx, domain, settings.primary_key, body, change);
         const archived = (await rollouts.archiveWithReason(trx, row.assignment_id, change.actor, 'promoted'))!;
-        await webhookEvents.assignmentChanged(trx, archived, scope); // the webhook event's outbox row commits with the change
+        await outbox(trx).assignmentChanged(archived, scope); // the webhook event's outbox row commits with the change
         return {
           ...(change.dryRun ? { dry_run: true as const } : {}),
           primary: promoted,
@@ -149,7 +149,7 @@ export function createRolloutsService(deps: { knex: Knex; rules: FeatureRules; a
         const { row, scope } = await requireActiveRollout(trx, domain, key);
         const why = `rolled back${reason ? `: ${reason}` : ''}`;
         const archived = (await rollouts.archiveWithReason(trx, row.assignment_id, change.actor, why))!;
-        await webhookEvents.assignmentRolledBack(trx, archived, scope, { reason: why, automatic: false });
+        await outbox(trx).assignmentRolledBack(archived, scope, { reason: why, automatic: false });
         return toAssignment(archived, scope);
       });
     },

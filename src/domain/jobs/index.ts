@@ -19,3 +19,4 @@ export {
   unstorableError,
   unstorableReason,
 } from './run/storable-outcomes';
+export type { JobRow, JobView } from './job.view';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Outbox } from '../webhooks';
 import * as repo from '../../db/jobs.repository';
 import type { Principal } from '../../auth/principal';
 import { ConflictError, ForbiddenError, UnavailableError } from '../../errors';
@@ -14,7 +15,7 @@ function actor(principal: Principal): string {
 }
 
 /** The caller's cancellation of a job: its record first, then its workflow's. */
-export function createJobCancellation(deps: { knex: Knex; gateway: JobGateway; store: JobStore; log: Logger }) {
+export function createJobCancellation(deps: { knex: Knex; gateway: JobGateway; store: JobStore; log: Logger; outbox: Outbox }) {
   const { knex, gateway, store, log } = deps;
   const present = jobPresenter(gateway);
 
@@ -30,7 +31,7 @@ export function createJobCancellation(deps: { knex: Knex; gateway: JobGateway; s
         throw new ForbiddenError('cancelling a training job needs permission train_model');
       }
       if (job.status !== 'cancelled') {
-        const changed = await recordCancellation(knex, jobId, actor(principal), reason ?? null);
+        const changed = await recordCancellation(deps, jobId, actor(principal), reason ?? null);
         if (!changed) {
           const current = (await repo.findJob(knex, jobId))!;
           if (current.status !== 'cancelled') throw new ConflictError(`job ${jobId} is already final: ${current.status}`);

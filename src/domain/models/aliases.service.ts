@@ -6,7 +6,7 @@ import { AssignmentBlockedError, ConflictError, InvalidInputError, NotFoundError
 import { mapPage, type PageRequest } from '../../paging';
 import type { Schemas } from '../../openapi/types';
 import { requireModel } from '../common';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { assignRefusal } from '../common';
 import { toVersion } from '../common';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../common';
@@ -85,7 +85,7 @@ async function requireAlias(db: Knex | Knex.Transaction, modelId: string, alias:
 
 /** The alias moved to `body.version` in the caller's transaction, with every assignment that follows it. */
 async function moveAlias(
-  assignments: Repointer,
+  { assignments, outbox }: { assignments: Repointer; outbox: Outbox },
   trx: Knex.Transaction,
   named: { modelId: string; alias: string },
   body: Schemas['AliasRequest'],
@@ -110,7 +110,7 @@ async function moveAlias(
   if (current && current.model_version === body.version)
     return { ...toAlias(current), resolved: toVersion(target), repointed: [], ...preview };
   const row = await repo.writeAlias(trx, modelId, alias, body.version, change.actor);
-  await webhookEvents.aliasMoved(trx, toAlias(row), current?.model_version ?? null);
+  await outbox(trx).aliasMoved(toAlias(row), current?.model_version ?? null);
   const repointed = await repointFollowers(assignments, trx, modelId, alias, body.version, change);
   return { ...toAlias(row), resolved: toVersion(target), repointed, ...preview };
 }
@@ -120,14 +120,14 @@ async function moveAlias(
  * which version it expects to move from (`from_version`) gets a 409 when another move won meanwhile, never a
  * half-moved alias.
  */
-export function createAliasesService(deps: { knex: Knex; assignments: Repointer }) {
-  const { knex, assignments } = deps;
+export function createAliasesService(deps: { knex: Knex; assignments: Repointer; outbox: Outbox }) {
+  const { knex, outbox } = deps;
 
   return {
     async put(modelId: string, alias: string, body: Schemas['AliasRequest'], change: ChangeContext = UNATTRIBUTED) {
       const problem = aliasNameProblem(alias);
       if (problem) throw new InvalidInputError(problem);
-      return inChangeTransaction(knex, change, (trx) => moveAlias(assignments, trx, { modelId, alias }, body, change));
+      return inChangeTransaction(knex, change, (trx) => moveAlias(deps, trx, { modelId, alias }, body, change));
     },
 
     /** The alias resolved: the version it points at, in full. */
@@ -147,7 +147,7 @@ export function createAliasesService(deps: { knex: Knex; assignments: Repointer 
         const row = await repo.lockAlias(trx, modelId, alias);
         if (!row) await requireAlias(trx, modelId, alias);
         await repo.deleteAlias(trx, modelId, alias);
-        await webhookEvents.aliasMoved(trx, { ...toAlias(row!), version: null }, row!.model_version);
+        await outbox(trx).aliasMoved({ ...toAlias(row!), version: null }, row!.model_version);
         return toAlias(row!);
       });
     },

@@ -6,3 +6,5 @@ export { createRetirementService } from './retirement.service';
 export { createSubscriptionsService } from './subscriptions.service';
 export { createModelSearch, parseMetadataFilter, parseTagFilter } from './model-search.service';
 export { createModelTagsService } from './model-tags.service';
+export type { HandlerContract, HandlerContracts, ModelRow, VersionRow, VersionStatus } from './model.view';
+export type { SubscriptionRow, SubscriptionStatus, SubscriptionWithTarget } from './subscription.view';

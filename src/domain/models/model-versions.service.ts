@@ -11,7 +11,7 @@ import { assertArchivable } from './retirement.service';
 import { findAlias } from '../../db/aliases.repository';
 import { toVersion } from '../common';
 import type { Schemas } from '../../openapi/types';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { emptyPreview, inChangeTransaction, shows, UNATTRIBUTED, type ChangeContext } from '../common';
 import { narrowReport, type Compatibility } from './compatibility';
 import { activeAssignmentsOfModel } from '../../db/assignments.repository';
@@ -22,6 +22,7 @@ const SETTLED_STATUSES: readonly repo.VersionStatus[] = ['active', 'deprecated',
 
 /** A version's move to `status` inside the caller's transaction; on a dry run, with the assignments that bind it. */
 async function moveVersionStatus(
+  outbox: Outbox,
   trx: Knex.Transaction,
   modelId: string,
   version: string,
@@ -38,7 +39,7 @@ async function moveVersionStatus(
   }
   if (status === 'archived' && current!.status !== 'archived') await assertArchivable(trx, modelId, version);
   const updated = await repo.setVersionStatus(trx, modelId, version, status, change.actor);
-  if (status !== current!.status) await webhookEvents.versionStatusChanged(trx, modelId, version);
+  if (status !== current!.status) await outbox(trx).versionStatusChanged(modelId, version);
   if (!change.dryRun) return toVersion(updated);
   const bound = await activeAssignmentsOfModel(trx, modelId, version);
   return {
@@ -51,7 +52,7 @@ async function moveVersionStatus(
 }
 
 /** The versions of a model: their registration, artifacts, statuses and compatibility reports. */
-export function createModelVersions(deps: { knex: Knex; rules: FeatureRules; compatibility: Compatibility }) {
+export function createModelVersions(deps: { knex: Knex; rules: FeatureRules; compatibility: Compatibility; outbox: Outbox }) {
   const { knex, rules, compatibility } = deps;
 
   return {
@@ -122,7 +123,7 @@ export function createModelVersions(deps: { knex: Knex; rules: FeatureRules; com
 
     /** On a dry run the preview names the active assignments that bind the version (they keep it either way). */
     async setVersionStatus(modelId: string, version: string, status: repo.VersionStatus, change: ChangeContext = UNATTRIBUTED) {
-      return inChangeTransaction(knex, change, (trx) => moveVersionStatus(trx, modelId, version, status, change));
+      return inChangeTransaction(knex, change, (trx) => moveVersionStatus(deps.outbox, trx, modelId, version, status, change));
     },
   };
 }

@@ -11,7 +11,7 @@ import { uuidv7 } from '../../ids';
 import { ConflictError } from '../../errors';
 import { toModel, toVersion } from '../common';
 import type { Schemas } from '../../openapi/types';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { emptyPreview, inChangeTransaction, UNATTRIBUTED, type ChangeContext } from '../common';
 import { narrowReport, type Compatibility } from './compatibility';
 import type { SecretBox } from '../../secrets/secret-box';
@@ -78,8 +78,10 @@ export function createModelsService(deps: {
   policy: TargetPolicy;
   /** Seals the `http` handlers' signing secret before it is stored; the plain secret is in one answer only. */
   secrets: Pick<SecretBox, 'seal'>;
+  /** Where the registry's events (version status, stale subscriptions) are written, with the change. */
+  outbox: Outbox;
 }) {
-  const { knex, rules, schemas, compatibility } = deps;
+  const { knex, rules, schemas, compatibility, outbox } = deps;
 
   return {
     /** A model is born with its first version, `pending`, in one transaction. A duplicate id is a 409. */
@@ -128,7 +130,7 @@ export function createModelsService(deps: {
         await repo.updateModel(trx, modelId, changes);
         const secret = await ensureHandlerSecret(deps.secrets, trx, modelId, changes.handlers);
         const stale = staleningChange(before!, changes) ? await subs.markStale(trx, modelId) : [];
-        await webhookEvents.subscriptionsStale(trx, stale); // the webhook events' outbox rows commit with the change
+        await outbox(trx).subscriptionsStale(stale); // the webhook events' outbox rows commit with the change
         return {
           ...(await envelope(trx, modelId)),
           stale_subscriptions: stale,

@@ -4,7 +4,7 @@ import { registryReferences, type RegistryReferences } from '../../db/registry-r
 import { inTransaction } from '../../db/transaction';
 import { ConflictError } from '../../errors';
 import { requireModel, requireVersion } from '../common';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { toModel, toVersion } from '../common';
 import { UNATTRIBUTED, type ChangeContext } from '../common';
 
@@ -37,8 +37,8 @@ export async function assertArchivable(db: Knex.Transaction, modelId: string, ve
  * goes, and the jobs and archived assignment revisions that ran it keep naming it (their history stays readable by
  * job id and in effective-assignments), with a tombstone so the id or string is never registered again.
  */
-export function createRetirementService(deps: { knex: Knex }) {
-  const { knex } = deps;
+export function createRetirementService(deps: { knex: Knex; outbox: Outbox }) {
+  const { knex, outbox } = deps;
   return {
     async deleteVersion(modelId: string, version: string, change: ChangeContext = UNATTRIBUTED) {
       return inTransaction(knex, async (trx) => {
@@ -47,7 +47,7 @@ export function createRetirementService(deps: { knex: Knex }) {
         const words = describeReferences(await registryReferences(trx, modelId, version));
         if (words) throw new ConflictError(`version ${modelId}@${version} is still referenced: ${words}`);
         await repo.deleteVersion(trx, modelId, version, change.actor);
-        await webhookEvents.versionDeleted(trx, row!);
+        await outbox(trx).versionDeleted(row!);
         return toVersion(row!);
       });
     },
@@ -59,7 +59,7 @@ export function createRetirementService(deps: { knex: Knex }) {
         const words = describeReferences(await registryReferences(trx, modelId));
         if (words) throw new ConflictError(`model ${modelId} is still referenced: ${words}`);
         await repo.deleteModel(trx, modelId, change.actor);
-        await webhookEvents.modelDeleted(trx, before!);
+        await outbox(trx).modelDeleted(before!);
         return toModel(before!);
       });
     },

@@ -7,7 +7,9 @@ export {
   fairnessKeyFor,
   workflowIdFor,
 } from './job-gateway.port';
+export type { ClientFilter, ClientStore } from './client-store.port';
 export type { JobStore, SubscriptionStore } from './job-stores.port';
+export type { DomainOwner, OutboxEvent, OutboxStore } from './outbox-store.port';
 export {
   SCHEDULE_ID_PREFIX,
   type ScheduleDefinition,

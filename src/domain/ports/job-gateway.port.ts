@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JobView } from '../../db/jobs.repository';
+import type { JobView } from '../jobs';
 import type { CompletionReport, CompletionResult } from '../../../workflows/definitions';
 
 /**

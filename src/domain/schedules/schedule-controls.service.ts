@@ -9,6 +9,7 @@ import type { ScheduleGateway } from '../ports';
 import type { Admission } from '../jobs';
 import { fireTimes } from './schedule-spec';
 import { scheduleEvents } from './schedule-events';
+import type { Outbox } from '../webhooks';
 import { presentSchedule, temporalChange, visibleSchedule, type ScheduleScope } from './schedule-access';
 
 /** The controls of an existing schedule: pause and unpause, and fires on demand (a trigger, a backfill). */
@@ -18,15 +19,16 @@ export function createScheduleControls(deps: {
   log: Logger;
   limits: { maxBackfillFires: number };
   admission?: Pick<Admission, 'assertRoom'>;
+  outbox: Outbox;
 }) {
-  const { knex, gateway, limits } = deps;
+  const { knex, gateway, limits, outbox } = deps;
 
   async function changeState(scope: ScheduleScope, scheduleId: string, paused: boolean, note: string | undefined, actor: string | null) {
     await inTransaction(knex, async (trx) => {
       const row = await visibleSchedule(trx, scope, scheduleId, true);
       const text = note ?? '';
       await repo.updateSchedule(trx, scheduleId, { paused, note: text, updated_by: actor });
-      await scheduleEvents.changed(trx, { ...row, paused, note: text }, paused ? 'paused' : 'unpaused');
+      await scheduleEvents.changed(outbox(trx), { ...row, paused, note: text }, paused ? 'paused' : 'unpaused');
       await temporalChange(() => (paused ? gateway.pause(scheduleId, text) : gateway.unpause(scheduleId, text)));
     });
     return presentSchedule(deps, (await repo.findSchedule(knex, scheduleId))!);

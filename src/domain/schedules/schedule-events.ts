@@ -1,7 +1,6 @@
-import type { Db } from '../../db/types';
 import type { ScheduleView } from '../../db/schedules.repository';
 import { toScheduleRecord } from './schedule.view';
-import { recordEvent } from '../webhooks';
+import type { OutboxEvents } from '../webhooks';
 
 /** What a `schedule.changed` event announces. */
 export type ScheduleChange = 'created' | 'updated' | 'paused' | 'unpaused' | 'deleted';
@@ -18,14 +17,15 @@ function owner(schedule: ScheduleView) {
 /**
  * Outbox rows of schedules (docs/schedules.md): a schedule's events go to its tenant's endpoints (a service
  * schedule) or to platform-wide ones (a schedule of a model version belongs to no tenant), in order per schedule.
+ * `events` is the outbox on the change's transaction.
  */
 export const scheduleEvents = {
-  async changed(db: Db, schedule: ScheduleView, change: ScheduleChange): Promise<void> {
-    await recordEvent(db, { type: 'schedule.changed', ...owner(schedule), data: { change, ...toScheduleRecord(schedule) } });
+  async changed(events: OutboxEvents, schedule: ScheduleView, change: ScheduleChange): Promise<void> {
+    await events.record({ type: 'schedule.changed', ...owner(schedule), data: { change, ...toScheduleRecord(schedule) } });
   },
 
-  async runSkipped(db: Db, schedule: ScheduleView, nominalTime: Date, reason: string): Promise<void> {
-    await recordEvent(db, {
+  async runSkipped(events: OutboxEvents, schedule: ScheduleView, nominalTime: Date, reason: string): Promise<void> {
+    await events.record({
       type: 'schedule.run_skipped',
       ...owner(schedule),
       data: { schedule_id: schedule.schedule_id, action: schedule.action, nominal_time: nominalTime.toISOString(), reason },

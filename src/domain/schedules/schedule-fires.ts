@@ -15,6 +15,7 @@ import type { JobsService } from '../jobs';
 import type { JobGateway, JobStore, Readiness } from '../ports';
 import type { createServicesService } from '../services';
 import { scheduleEvents } from './schedule-events';
+import type { Outbox } from '../webhooks';
 
 /**
  * How often a fire reads its job's row while Temporal cannot tell it when the job ends: no workflow of the job
@@ -52,6 +53,8 @@ type FireDeps = {
   /** Tells when a started job's workflow closes (`awaitFinal`). */
   gateway: Pick<JobGateway, 'awaitClosed'>;
   log: Logger;
+  /** Where a fire's events are written (a skipped run, a version moved to training), with its change. */
+  outbox: Outbox;
 };
 
 /** Stages the fire's job under the rules of the one-off action it repeats, in the caller's transaction. */
@@ -84,7 +87,7 @@ async function stageFire(
   const input = schedule.input ?? {};
   deps.jobs.assertInputFits(model.handler_contracts, schedule.action, input);
   if (schedule.action === 'training') {
-    await moveToTraining(trx, modelId, version);
+    await moveToTraining(deps.outbox, trx, modelId, version);
   } else {
     const row = await requireVersion(trx, modelId, version);
     const refusal = runRefusal(version, row.status, 'direct');
@@ -122,7 +125,7 @@ function recordSkip(deps: FireDeps, fire: { scheduleId: string; nominalTime: Dat
       const earlier = (await schedules.findRun(trx, scheduleId, nominalTime))!;
       return earlier.outcome === 'skipped' ? { outcome: 'skipped', reason: earlier.reason ?? '' } : { outcome: 'started', jobId };
     }
-    await scheduleEvents.runSkipped(trx, schedule, nominalTime, reason);
+    await scheduleEvents.runSkipped(deps.outbox(trx), schedule, nominalTime, reason);
     deps.log.info({ scheduleId, nominalTime, reason }, 'scheduled fire skipped');
     return { outcome: 'skipped', reason };
   });
@@ -236,7 +239,7 @@ export function createScheduleFires(deps: FireDeps) {
 
     /** The fire was cancelled (overlap policy `cancel_other`, or a cancel in Temporal): its job is cancelled too. */
     async cancelJob(jobId: string, reason: string): Promise<boolean> {
-      return recordCancellation(knex, jobId, 'schedule', reason);
+      return recordCancellation(deps, jobId, 'schedule', reason);
     },
   };
 }

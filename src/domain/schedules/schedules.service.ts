@@ -18,6 +18,7 @@ import type { Admission } from '../jobs';
 import { assertClientActive, requireClient } from '../common';
 import { UNATTRIBUTED, type ChangeContext } from '../common';
 import { scheduleEvents } from './schedule-events';
+import type { Outbox } from '../webhooks';
 import { PREVIEW_FIRES, definition, presentSchedule, temporalChange, visibleSchedule, type ScheduleScope } from './schedule-access';
 import { createScheduleControls } from './schedule-controls.service';
 
@@ -152,8 +153,10 @@ export function createSchedulesService(deps: {
   log: Logger;
   /** The tenant's job bucket: a trigger or backfill it cannot hold is refused when asked; none: no limit. */
   admission?: Pick<Admission, 'assertRoom'>;
+  /** Where the `schedule.changed` events are written, with the change. */
+  outbox: Outbox;
 }) {
-  const { knex, gateway, limits } = deps;
+  const { knex, gateway, limits, outbox } = deps;
   const present = (row: repo.ScheduleView) => presentSchedule(deps, row);
 
   return {
@@ -174,7 +177,7 @@ export function createSchedulesService(deps: {
         }
         const { domain_id: _domain, service_id: _service, revision: _revision, created_at: _c, updated_at: _u, ...stored } = row;
         await repo.insertSchedule(trx, stored);
-        await scheduleEvents.changed(trx, row, 'created');
+        await scheduleEvents.changed(outbox(trx), row, 'created');
         await temporalChange(() => gateway.create(definition(row)));
       });
       return present((await repo.findSchedule(knex, row.schedule_id))!);
@@ -204,7 +207,7 @@ export function createSchedulesService(deps: {
         const changed = revised(await visibleSchedule(trx, scope, scheduleId, true), body, actor);
         const { spec, policies, input, metadata, description } = changed;
         await repo.updateSchedule(trx, scheduleId, { spec, policies, input, metadata, description, updated_by: actor });
-        await scheduleEvents.changed(trx, changed, 'updated');
+        await scheduleEvents.changed(outbox(trx), changed, 'updated');
         await temporalChange(() => gateway.update(definition(changed)));
       });
       return present((await repo.findSchedule(knex, scheduleId))!);
@@ -215,7 +218,7 @@ export function createSchedulesService(deps: {
       return inTransaction(knex, async (trx) => {
         const row = await visibleSchedule(trx, scope, scheduleId, true);
         await repo.deleteSchedule(trx, scheduleId);
-        await scheduleEvents.changed(trx, row, 'deleted');
+        await scheduleEvents.changed(outbox(trx), row, 'deleted');
         await temporalChange(() => gateway.delete(scheduleId));
         return toSchedule(row, { paused: row.paused, note: row.note, nextFireTimes: [] }, [], null);
       });

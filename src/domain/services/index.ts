@@ -1,1 +1,2 @@
 export { createServicesService } from './services.service';
+export type { ServiceRow, ServiceStatus } from './service.view';

@@ -10,12 +10,12 @@ import type { DomainRow } from '../../db/domains.repository';
 import { ConflictError } from '../../errors';
 import { toService } from '../common';
 import type { Schemas } from '../../openapi/types';
-import { webhookEvents } from '../webhooks';
+import type { Outbox } from '../webhooks';
 import { governingVersion, inferenceJob, lockDefault, resolveOrThrow, runTarget } from './service-runs';
 import { createServiceRescores } from './service-rescores.service';
 
-export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService }) {
-  const { knex, rules, jobs } = deps;
+export function createServicesService(deps: { knex: Knex; rules: FeatureRules; jobs: JobsService; outbox: Outbox }) {
+  const { knex, rules, jobs, outbox } = deps;
 
   type InitBody = Schemas['InitServiceRequest'];
 
@@ -68,7 +68,7 @@ export function createServicesService(deps: { knex: Knex; rules: FeatureRules; j
           );
         }
         const updated = await repo.updateService(trx, current.service_uuid, { status });
-        if (status !== current.status) await webhookEvents.serviceStatusChanged(trx, current.service_uuid);
+        if (status !== current.status) await outbox(trx).serviceStatusChanged(current.service_uuid);
         return toService(updated, domainId);
       });
     },

@@ -1,1 +1,2 @@
 export { createClientsService } from './clients.service';
+export type { ClientRow } from './client.view';

@@ -1,18 +1,18 @@
-import type { Db } from '../../db/types';
+import type { Knex } from 'knex';
 import { uuidv7 } from '../../ids';
-import * as jobs from '../../db/jobs.repository';
-import * as services from '../../db/services.repository';
-import * as models from '../../db/models.repository';
-import * as subscriptions from '../../db/subscriptions.repository';
-import type { AssignmentRow, Scope } from '../../db/assignments.repository';
+import type { AssignmentRow, Scope } from '../assignments';
+import type { JobView } from '../jobs';
+import type { ModelRow, VersionRow } from '../models';
+import type { ServiceRow } from '../services';
 import { toAssignment, toJob, toModel, toService, toSubscription, toVersion } from '../common';
-import { workflowIdFor } from '../ports';
+import { workflowIdFor, type OutboxEvent, type OutboxStore } from '../ports';
 import { jobEventType, EventType, PING_EVENT_TYPE } from './event-types';
 
 /**
  * The outbox: an event is a row written by the transaction that makes the change it announces, so it exists
  * exactly when the change committed. The worker's dispatcher turns the rows into deliveries afterwards
- * (src/temporal/webhook-dispatcher.ts). Each function below is the one call a state change makes.
+ * (src/temporal/webhook-dispatcher.ts). Each method of `outboxEvents` is the one call a state change makes; the
+ * rows go to an `OutboxStore` (src/domain/ports/outbox-store.port.ts) on the change's transaction.
  */
 
 /** Larger `data` is cut to its scalar fields plus `truncated: true`; receivers then read the resource from the API. */
@@ -34,51 +34,22 @@ function bounded(data: Record<string, unknown>): Record<string, unknown> {
   return { ...Object.fromEntries(Object.entries(data).filter(([, v]) => v === null || typeof v !== 'object')), truncated: true };
 }
 
-export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
-  return (await recordEvents(db, [event]))[0];
-}
-
-/** Several events in one statement, in the order given (their ids, uuidv7, follow it); answers their ids. */
-export async function recordEvents(db: Db, events: NewEvent[]): Promise<string[]> {
-  if (events.length === 0) return [];
-  const rows = events.map((event) => ({
+/** The outbox's row of an event: its id (uuidv7, in the order of the events given) and its data within the bound. */
+function outboxRow(event: NewEvent): OutboxEvent {
+  return {
     event_id: uuidv7(),
     type: event.type,
     client_id: event.client_id,
     domain_id: event.domain_id ?? null,
     model_id: event.model_id ?? null,
     ordering_key: event.ordering_key,
-    data: JSON.stringify(bounded(event.data)),
+    data: bounded(event.data),
     target_webhook_id: event.target_webhook_id ?? null,
-  }));
-  await db('webhook_events').insert(rows);
-  return rows.map((r) => r.event_id);
-}
-
-async function domainOf(db: Db, domainUuid: string): Promise<{ client_id: string; domain_id: string }> {
-  return db('domains').where({ domain_uuid: domainUuid }).first('client_id', 'domain_id');
-}
-
-/** An event of an assignment revision: one ordering key per assignment key, so a change and its rollback arrive in order. */
-async function recordAssignmentEvent(
-  db: Db,
-  type: 'assignment.changed' | 'assignment.rolled_back',
-  row: AssignmentRow,
-  data: (clientId: string) => Record<string, unknown>,
-): Promise<void> {
-  const domain = await domainOf(db, row.domain_uuid);
-  await recordEvent(db, {
-    type,
-    client_id: domain.client_id,
-    domain_id: domain.domain_id,
-    model_id: row.model_id,
-    ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
-    data: data(domain.client_id),
-  });
+  };
 }
 
 /** job.succeeded / failed / timed_out / cancelled of a final job (none for another status): the job as GET /v2/jobs/{job_id} shows it. */
-export function jobFinishedEvent(job: jobs.JobView): NewEvent | undefined {
+export function jobFinishedEvent(job: JobView): NewEvent | undefined {
   const type = jobEventType(job.status);
   if (!type) return undefined;
   return {
@@ -94,7 +65,7 @@ export function jobFinishedEvent(job: jobs.JobView): NewEvent | undefined {
 
 /** service.available / service.failed of the updated row (none for another status). `modelId`: the model whose job moved it. */
 export function serviceStatusEvent(
-  service: services.ServiceRow,
+  service: ServiceRow,
   domain: { client_id: string; domain_id: string },
   modelId?: string,
 ): NewEvent | undefined {
@@ -109,116 +80,142 @@ export function serviceStatusEvent(
   };
 }
 
-export const webhookEvents = {
-  /** job.succeeded / failed / timed_out: the job as GET /v2/jobs/{job_id} shows it. */
-  async jobFinished(db: Db, jobOrId: string | jobs.JobView): Promise<void> {
-    const job = typeof jobOrId === 'string' ? await jobs.findJob(db, jobOrId) : jobOrId;
-    const event = job && jobFinishedEvent(job);
-    if (event) await recordEvent(db, event);
-  },
+/** The events of the changes, written to `store` (the store of the transaction that makes them). */
+export function outboxEvents(store: OutboxStore) {
+  /** Several events in one append, in the order given (their ids, uuidv7, follow it); answers their ids. */
+  async function recordAll(events: NewEvent[]): Promise<string[]> {
+    if (events.length === 0) return [];
+    const rows = events.map(outboxRow);
+    await store.append(rows);
+    return rows.map((r) => r.event_id);
+  }
 
-  /** service.available / service.failed; other statuses announce nothing. `modelId`: the model whose job moved it. */
-  async serviceStatusChanged(db: Db, serviceUuid: string, modelId?: string): Promise<void> {
-    const service = await services.findServiceByUuid(db, serviceUuid);
-    if (service?.status !== 'available' && service?.status !== 'failed') return;
-    await webhookEvents.serviceStatusSet(db, service, await domainOf(db, service.domain_uuid), modelId);
-  },
+  async function record(event: NewEvent): Promise<string> {
+    return (await recordAll([event]))[0];
+  }
 
-  /** The same, for a caller that holds the updated row and its domain's ids already. */
-  async serviceStatusSet(
-    db: Db,
-    service: services.ServiceRow,
-    domain: { client_id: string; domain_id: string },
-    modelId?: string,
-  ): Promise<void> {
-    const event = serviceStatusEvent(service, domain, modelId);
-    if (event) await recordEvent(db, event);
-  },
-
-  /** assignment.changed: the new revision (an upsert archives the previous one in the same transaction). */
-  async assignmentChanged(db: Db, row: AssignmentRow, scope: Scope): Promise<void> {
-    await recordAssignmentEvent(db, 'assignment.changed', row, (clientId) => ({ client_id: clientId, ...toAssignment(row, scope) }));
-  },
-
-  /**
-   * assignment.rolled_back: a canary or shadow taken out of force by a rollback, by hand or by the guardrail
-   * (`automatic`), with the reason and, for the guardrail, the canary's counts that tripped it.
-   */
-  async assignmentRolledBack(
-    db: Db,
+  /** An event of an assignment revision: one ordering key per assignment key, so a change and its rollback arrive in order. */
+  async function recordAssignmentEvent(
+    type: 'assignment.changed' | 'assignment.rolled_back',
     row: AssignmentRow,
-    scope: Scope,
-    why: { reason: string; automatic: boolean; canary?: object },
+    data: (clientId: string) => Record<string, unknown>,
   ): Promise<void> {
-    await recordAssignmentEvent(db, 'assignment.rolled_back', row, (clientId) => ({
-      client_id: clientId,
-      assignment: toAssignment(row, scope),
-      ...why,
-    }));
-  },
-
-  /** version.status_changed: a registry event (platform-wide endpoints only). */
-  async versionStatusChanged(db: Db, modelId: string, version: string): Promise<void> {
-    const row = await models.findVersion(db, modelId, version);
-    if (!row) return;
-    await recordEvent(db, {
-      type: 'version.status_changed',
-      client_id: null,
-      model_id: modelId,
-      ordering_key: `version:${modelId}@${version}`,
-      data: toVersion(row),
-    });
-  },
-
-  /** version.deleted: the version as it was, a registry event. */
-  async versionDeleted(db: Db, row: models.VersionRow): Promise<void> {
-    await recordEvent(db, {
-      type: 'version.deleted',
-      client_id: null,
+    const domain = (await store.domainOwner(row.domain_uuid))!;
+    await record({
+      type,
+      client_id: domain.client_id,
+      domain_id: domain.domain_id,
       model_id: row.model_id,
-      ordering_key: `version:${row.model_id}@${row.version}`,
-      data: toVersion(row),
+      ordering_key: `assignment:${row.domain_uuid}:${row.service_uuid ?? '-'}:${row.assignment_key}`,
+      data: data(domain.client_id),
     });
-  },
+  }
 
-  /** model.deleted: the model as it was, a registry event. */
-  async modelDeleted(db: Db, row: models.ModelRow): Promise<void> {
-    await recordEvent(db, {
-      type: 'model.deleted',
-      client_id: null,
-      model_id: row.id,
-      ordering_key: `model:${row.id}`,
-      data: toModel(row),
-    });
-  },
+  return {
+    record,
+    recordAll,
 
-  /** alias.moved: an alias created, moved (`previous_version` set) or deleted (`version` null), a registry event. */
-  async aliasMoved(
-    db: Db,
-    alias: { model_id: string; alias: string; version: string | null },
-    previousVersion: string | null,
-  ): Promise<void> {
-    await recordEvent(db, {
-      type: 'alias.moved',
-      client_id: null,
-      model_id: alias.model_id,
-      ordering_key: `alias:${alias.model_id}#${alias.alias}`,
-      data: { ...alias, previous_version: previousVersion },
-    });
-  },
+    /** job.succeeded / failed / timed_out: the job as GET /v2/jobs/{job_id} shows it. */
+    async jobFinished(jobOrId: string | JobView): Promise<void> {
+      const job = typeof jobOrId === 'string' ? await store.findJob(jobOrId) : jobOrId;
+      const event = job && jobFinishedEvent(job);
+      if (event) await record(event);
+    },
 
-  /** subscription.stale, one per subscription an update of a model made stale (registry events). */
-  async subscriptionsStale(db: Db, subscriptionIds: string[]): Promise<void> {
-    for (const id of subscriptionIds) {
-      const row = await subscriptions.findSubscription(db, id);
-      if (!row) continue;
-      await recordEvent(db, {
-        type: 'subscription.stale',
+    /** service.available / service.failed; other statuses announce nothing. `modelId`: the model whose job moved it. */
+    async serviceStatusChanged(serviceUuid: string, modelId?: string): Promise<void> {
+      const service = await store.findService(serviceUuid);
+      if (service?.status !== 'available' && service?.status !== 'failed') return;
+      const event = serviceStatusEvent(service, (await store.domainOwner(service.domain_uuid))!, modelId);
+      if (event) await record(event);
+    },
+
+    /** assignment.changed: the new revision (an upsert archives the previous one in the same transaction). */
+    async assignmentChanged(row: AssignmentRow, scope: Scope): Promise<void> {
+      await recordAssignmentEvent('assignment.changed', row, (clientId) => ({ client_id: clientId, ...toAssignment(row, scope) }));
+    },
+
+    /**
+     * assignment.rolled_back: a canary or shadow taken out of force by a rollback, by hand or by the guardrail
+     * (`automatic`), with the reason and, for the guardrail, the canary's counts that tripped it.
+     */
+    async assignmentRolledBack(
+      row: AssignmentRow,
+      scope: Scope,
+      why: { reason: string; automatic: boolean; canary?: object },
+    ): Promise<void> {
+      await recordAssignmentEvent('assignment.rolled_back', row, (clientId) => ({
+        client_id: clientId,
+        assignment: toAssignment(row, scope),
+        ...why,
+      }));
+    },
+
+    /** version.status_changed: a registry event (platform-wide endpoints only). */
+    async versionStatusChanged(modelId: string, version: string): Promise<void> {
+      const row = await store.findVersion(modelId, version);
+      if (!row) return;
+      await record({
+        type: 'version.status_changed',
         client_id: null,
-        model_id: row.source_model_id,
-        ordering_key: `subscription:${id}`,
-        data: toSubscription(row),
+        model_id: modelId,
+        ordering_key: `version:${modelId}@${version}`,
+        data: toVersion(row),
       });
-    }
-  },
-};
+    },
+
+    /** version.deleted: the version as it was, a registry event. */
+    async versionDeleted(row: VersionRow): Promise<void> {
+      await record({
+        type: 'version.deleted',
+        client_id: null,
+        model_id: row.model_id,
+        ordering_key: `version:${row.model_id}@${row.version}`,
+        data: toVersion(row),
+      });
+    },
+
+    /** model.deleted: the model as it was, a registry event. */
+    async modelDeleted(row: ModelRow): Promise<void> {
+      await record({ type: 'model.deleted', client_id: null, model_id: row.id, ordering_key: `model:${row.id}`, data: toModel(row) });
+    },
+
+    /** alias.moved: an alias created, moved (`previous_version` set) or deleted (`version` null), a registry event. */
+    async aliasMoved(alias: { model_id: string; alias: string; version: string | null }, previousVersion: string | null): Promise<void> {
+      await record({
+        type: 'alias.moved',
+        client_id: null,
+        model_id: alias.model_id,
+        ordering_key: `alias:${alias.model_id}#${alias.alias}`,
+        data: { ...alias, previous_version: previousVersion },
+      });
+    },
+
+    /** subscription.stale, one per subscription an update of a model made stale (registry events). */
+    async subscriptionsStale(subscriptionIds: string[]): Promise<void> {
+      for (const id of subscriptionIds) {
+        const row = await store.findSubscription(id);
+        if (!row) continue;
+        await record({
+          type: 'subscription.stale',
+          client_id: null,
+          model_id: row.source_model_id,
+          ordering_key: `subscription:${id}`,
+          data: toSubscription(row),
+        });
+      }
+    },
+  };
+}
+
+export type OutboxEvents = ReturnType<typeof outboxEvents>;
+
+/**
+ * The outbox the services are given: its events on a connection or transaction, `outbox(trx).versionStatusChanged(...)`,
+ * so that they commit with the change. The composition builds it over the Postgres store (`outboxStore` of src/db).
+ */
+export type Outbox = (db: Knex) => OutboxEvents;
+
+export function createOutbox(storeOn: (db: Knex) => OutboxStore): Outbox {
+  return (db) => outboxEvents(storeOn(db));
+}

@@ -3,15 +3,15 @@ import type { Logger } from 'pino';
 import * as repo from '../../db/webhooks.repository';
 import { inTransaction } from '../../db/transaction';
 import type { PageRequest } from '../../paging';
-import { recordEvent } from './outbox';
+import type { Outbox } from './outbox';
 import { PING_EVENT_TYPE } from './event-types';
 import type { WebhookLauncher } from '../ports';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../errors';
 import { requireEndpoint, type WebhookOwner } from './webhook-access';
 
 /** The deliveries of an endpoint on request: a ping, a redelivery, and the delivery log. */
-export function createWebhookDeliveryLog(deps: { knex: Knex; launcher: WebhookLauncher; log: Logger }) {
-  const { knex, launcher } = deps;
+export function createWebhookDeliveryLog(deps: { knex: Knex; launcher: WebhookLauncher; log: Logger; outbox: Outbox }) {
+  const { knex, launcher, outbox } = deps;
 
   async function requireDelivery(owner: WebhookOwner, webhookId: string, deliveryId: string) {
     await requireEndpoint(knex, owner, webhookId);
@@ -40,7 +40,7 @@ export function createWebhookDeliveryLog(deps: { knex: Knex; launcher: WebhookLa
       const delivery = await inTransaction(knex, async (trx) => {
         const endpoint = await requireEndpoint(trx, owner, webhookId);
         if (endpoint.status === 'disabled') throw new UnprocessableError(`webhook ${webhookId} is disabled; set it active to ping it`);
-        const eventId = await recordEvent(trx, {
+        const eventId = await outbox(trx).record({
           type: PING_EVENT_TYPE,
           client_id: owner,
           ordering_key: `ping:${webhookId}`,

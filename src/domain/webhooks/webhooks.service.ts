@@ -13,6 +13,7 @@ import type { SecretBox } from '../../secrets/secret-box';
 import { UnprocessableError } from '../../errors';
 import { requireEndpoint, type WebhookOwner } from './webhook-access';
 import { createWebhookDeliveryLog } from './webhook-delivery-log.service';
+import type { Outbox } from './outbox';
 
 export type WebhookBody = Schemas['CreateWebhookRequest'];
 export type UpdateWebhookBody = Schemas['UpdateWebhookRequest'];
@@ -42,6 +43,8 @@ export function createWebhooksService(deps: {
   /** Seals the signing secrets before they are stored; the plain secret is in one answer only. */
   secrets: SecretBox;
   log: Logger;
+  /** Where the test pings' events are written. */
+  outbox: Outbox;
 }) {
   const { knex } = deps;
 

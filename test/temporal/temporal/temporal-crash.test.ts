@@ -8,6 +8,8 @@ import { workflowIdFor } from '../../../src/domain/ports/job-gateway.port';
 import { findJob } from '../../../src/db/jobs.repository';
 import { JOB_STATUS } from '../../../workflows/search-attributes';
 import { jobStateQuery } from '../../../workflows/definitions';
+import { createOutbox } from '../../../src/domain/webhooks';
+import { outboxStore } from '../../../src/db/outbox.repository';
 
 const MANUAL = { training: { type: 'in_process', name: 'manual' }, inference: { type: 'in_process', name: 'manual' } };
 /**
@@ -145,7 +147,7 @@ describe('a completion answered while the Temporal server dies', () => {
     // The disagreement of the attack run: the record says success, the workflow still waits for its report.
     expect(await handle.query(jobStateQuery)).toEqual({ phase: 'awaiting_completion' });
     expect((await handle.describe()).typedSearchAttributes.get(JOB_STATUS)).toBe('running');
-    reconciler = startReconciler({ knex: h.knex, gateway: h.gateway, log: pino({ level: 'silent' }) });
+    reconciler = startReconciler({ outbox: createOutbox(outboxStore), knex: h.knex, gateway: h.gateway, log: pino({ level: 'silent' }) });
     expect(await within(BOUND_MS, 'the workflow to close after the restart', handle.result())).toEqual(recorded.completion_result);
     const closedAfterMs = Date.now() - back;
     expect((await handle.describe()).typedSearchAttributes.get(JOB_STATUS)).toBe('success');

@@ -12,6 +12,8 @@ import { createKnex } from '../../../src/db/knex';
 import { UserSchemaCompiler } from '../../../src/domain/common/json-schemas';
 import type { JobGateway } from '../../../src/domain/ports/job-gateway.port';
 import { testSecretBox } from '../../helpers/secret-keys';
+import { createOutbox } from '../../../src/domain/webhooks';
+import { MemoryOutboxStore } from '../../helpers/memory-stores';
 
 /**
  * The job workflow's activities in the SDK's MockActivityEnvironment, against a Postgres that does not answer (a
@@ -36,7 +38,15 @@ describe('job activities while Postgres is unreachable', () => {
   beforeAll(() => {
     knex = createKnex('postgres://postgres@127.0.0.1:1/none', { max: 1 });
     const log = pino({ level: 'silent' });
-    const runs = createJobRuns({ knex, schemas: new UserSchemaCompiler(), gateway, log, maxCascadeDepth: 5, secrets: testSecretBox });
+    const runs = createJobRuns({
+      outbox: createOutbox(() => new MemoryOutboxStore()),
+      knex,
+      schemas: new UserSchemaCompiler(),
+      gateway,
+      log,
+      maxCascadeDepth: 5,
+      secrets: testSecretBox,
+    });
     activities = createActivities({
       knex,
       runs,

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RuleTester } from 'eslint';
+import { Linter, RuleTester } from 'eslint';
 import * as tsParser from '@typescript-eslint/parser';
+import tsPlugin from '@typescript-eslint/eslint-plugin';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- the rules are CommonJS so that eslint.config.mjs and jest share them */
 const { rules } = require('../../../eslint-rules/architecture.js') as { rules: Record<string, import('eslint').Rule.RuleModule> };
@@ -106,5 +108,63 @@ describe('architecture/no-sleep-then-assert', () => {
         errors: [{ messageId: 'sleep' }],
       },
     ],
+  });
+});
+
+/**
+ * The layer rules of eslint.config.mjs, as the configuration gives them to a file at each path: computed by ESLint in
+ * a process of its own (the configuration is an ES module), then run here on sample imports without type information.
+ */
+describe('the layer rules of eslint.config.mjs', () => {
+  const LAYER_RULES = ['no-restricted-imports', '@typescript-eslint/no-restricted-imports'];
+  const samples = ['src/domain/ports/sample.port.ts', 'src/domain/jobs/sample.ts', 'src/db/sample.repository.ts'];
+  let rulesOf: Record<string, Linter.RulesRecord>;
+  beforeAll(() => {
+    const script = `
+      const { ESLint } = require('eslint');
+      (async () => {
+        const eslint = new ESLint({ cwd: process.cwd() });
+        const out = {};
+        for (const file of ${JSON.stringify(samples)}) {
+          const { rules } = await eslint.calculateConfigForFile(file);
+          out[file] = Object.fromEntries(${JSON.stringify(LAYER_RULES)}.filter((r) => rules[r]).map((r) => [r, rules[r]]));
+        }
+        process.stdout.write(JSON.stringify(out));
+      })();`;
+    rulesOf = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '../..'), encoding: 'utf8' }));
+  }, 20000);
+
+  /** The layer rules' messages for `code` in a file at `file`. */
+  function lint(file: string, code: string): string[] {
+    const config = {
+      files: ['**/*.ts'],
+      plugins: { '@typescript-eslint': tsPlugin as never },
+      languageOptions: { parser: tsParser },
+      rules: rulesOf[file],
+    };
+    return new Linter().verify(code, [config], { filename: file }).map((m) => m.message);
+  }
+
+  it('refuses a port that imports src/db, even a type', () => {
+    const port = 'src/domain/ports/sample.port.ts';
+    expect(lint(port, "import type { JobView } from '../../db/jobs.repository';")).toEqual([
+      expect.stringMatching(/cannot import src\/db/),
+    ]);
+    expect(lint(port, "import { jobStore } from '../../db/job-store';")).toHaveLength(1);
+    // the domain's own types, through the concept's face
+    expect(lint(port, "import type { JobView } from '../jobs';")).toEqual([]);
+  });
+
+  it('leaves the rest of the domain its imports of src/db', () => {
+    expect(lint('src/domain/jobs/sample.ts', "import * as repo from '../../db/jobs.repository';")).toEqual([]);
+  });
+
+  it("lets the repositories import the domain's types, and no domain code", () => {
+    const repository = 'src/db/sample.repository.ts';
+    expect(lint(repository, "import type { JobView } from '../domain/jobs';")).toEqual([]);
+    expect(lint(repository, "import { type JobView } from '../domain/jobs';")).toEqual([]);
+    expect(lint(repository, "import { createJobsService } from '../domain/jobs';")).toEqual([expect.stringMatching(/record types only/)]);
+    expect(lint(repository, "import { toJob } from '../domain/common/views';")).toHaveLength(1);
+    expect(lint(repository, "import { x } from '../routes/jobs.routes';")).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import { TERMINAL_JOB_STATUSES, type JobView } from '../../../db/jobs.repository
 import { findServiceByUuid, lockServiceByUuid, updateService } from '../../../db/services.repository';
 import type { Principal } from '../../../auth/principal';
 import type { Schemas } from '../../../openapi/types';
-import { webhookEvents } from '../../webhooks';
+import type { Outbox } from '../../webhooks';
 import type { FeatureRules } from '../../common';
 import { createAssignmentRuns } from './assignment-runs';
 
@@ -55,23 +55,23 @@ export function rerunOf(original: JobView) {
 }
 
 /** Moves a trainable version to `training` under its lock (409 from any other status), in the caller's transaction. */
-export async function moveToTraining(trx: Knex.Transaction, modelId: string, version: string): Promise<void> {
+export async function moveToTraining(outbox: Outbox, trx: Knex.Transaction, modelId: string, version: string): Promise<void> {
   const current = await models.lockVersion(trx, modelId, version);
   if (!current) await requireVersion(trx, modelId, version);
   if (!TRAINABLE_STATUSES.includes(current!.status)) {
     throw new ConflictError(`version ${version} is ${current!.status}; training starts from ${TRAINABLE_STATUSES.join(' or ')}`);
   }
   await models.setVersionStatus(trx, modelId, version, 'training');
-  await webhookEvents.versionStatusChanged(trx, modelId, version); // the webhook event's outbox row commits with the change
+  await outbox(trx).versionStatusChanged(modelId, version); // the webhook event's outbox row commits with the change
 }
 
 /**
  * A re-run staged under the rules of a fresh start, in the start's transaction: a training re-run moves its version
  * to `training`; an inference re-run needs a runnable version and moves its service to `in_progress`.
  */
-async function stageRerun(trx: Knex.Transaction, stage: StageJob, original: JobView, job: ReturnType<typeof rerunOf>) {
+async function stageRerun(outbox: Outbox, trx: Knex.Transaction, stage: StageJob, original: JobView, job: ReturnType<typeof rerunOf>) {
   if (original.job_type === 'training') {
-    await moveToTraining(trx, original.model_id, original.model_version);
+    await moveToTraining(outbox, trx, original.model_id, original.model_version);
   } else {
     const version = await requireVersion(trx, original.model_id, original.model_version);
     const refusal = runRefusal(original.model_version, version.status, original.assignment_id ? 'assigned' : 'direct');
@@ -89,8 +89,8 @@ async function stageRerun(trx: Knex.Transaction, stage: StageJob, original: JobV
 }
 
 /** The routes that start jobs on purpose: training, direct inference, and running an assignment. */
-export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules }) {
-  const { knex, jobs } = deps;
+export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: FeatureRules; outbox: Outbox }) {
+  const { knex, jobs, outbox } = deps;
 
   return {
     /**
@@ -106,7 +106,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const model = await requireModel(knex, original.model_id);
       const job = rerunOf(original);
       jobs.assertInputFits(model.handler_contracts, original.job_type, job.input);
-      return jobs.start(ctx, (trx, stage) => stageRerun(trx, stage, original, job));
+      return jobs.start(ctx, (trx, stage) => stageRerun(outbox, trx, stage, original, job));
     },
 
     /** Moves the version to `training` and starts the training job, in one transaction. */
@@ -115,7 +115,7 @@ export function createJobStarts(deps: { knex: Knex; jobs: JobsService; rules: Fe
       const input = body.input ?? {};
       jobs.assertInputFits(model.handler_contracts, 'training', input);
       return jobs.start(ctx, async (trx, stage) => {
-        await moveToTraining(trx, modelId, version);
+        await moveToTraining(outbox, trx, modelId, version);
         return stage({
           model_id: modelId,
           model_version: version,

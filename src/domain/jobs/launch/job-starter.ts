@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Outbox } from '../../webhooks';
 import type { JobView } from '../../../db/jobs.repository';
 import { WorkflowStartRefused, type JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
@@ -12,6 +13,8 @@ export interface StarterDeps {
   schemas: UserSchemaCompiler;
   log: Logger;
   metrics?: ServiceMetrics;
+  /** Where a refused start's `job.failed` event is written. */
+  outbox: Outbox;
 }
 
 /** What became of one start: its workflow runs (`started`, or already did), it is failed, or it waits for the reconciler. */
@@ -24,7 +27,7 @@ export type StartOutcome = 'started' | 'existing' | 'refused' | 'deferred';
  * `pending` for the reconciler and never throws; with `'throw'` it is thrown, for an activity to retry.
  */
 export function jobStarter(deps: StarterDeps, options: { transient?: 'defer' | 'throw' } = {}): (job: JobView) => Promise<StartOutcome> {
-  const { knex, gateway, log } = deps;
+  const { gateway, log } = deps;
   const rethrow = options.transient === 'throw';
   return async (job) => {
     try {
@@ -36,7 +39,7 @@ export function jobStarter(deps: StarterDeps, options: { transient?: 'defer' | '
         return 'deferred';
       }
       log.error({ err, jobId: job.job_id, trigger: job.trigger }, 'Temporal refused the workflow start; the job is marked failed');
-      const marking = markStartRefused(knex, deps.schemas, log, job.job_id, err, deps.metrics);
+      const marking = markStartRefused(deps, job.job_id, err);
       // An activity retries a marking that failed; elsewhere the reconciler meets the row again.
       await (rethrow
         ? marking

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Outbox } from '../../webhooks';
 import { findJobs, staleOrphans, TERMINAL_JOB_STATUSES, type JobView, type OrphanCursor } from '../../../db/jobs.repository';
 import { markWorkflowClosed } from '../run/job-outcomes';
 import { jobStarter, type StartOutcome } from './job-starter';
@@ -26,6 +27,8 @@ type ReconcilerDeps = {
   redeliverEveryMs?: number;
   redeliverAfterSeconds?: number;
   closedEveryMs?: number;
+  /** Where the events of a job failed for its closed workflow are written. */
+  outbox: Outbox;
 };
 
 /** A pass over pending rows past the grace period: each one's workflow is started. */
@@ -70,7 +73,7 @@ function closedPass(deps: ReconcilerDeps, schemas: UserSchemaCompiler): () => Pr
           closed.slice(i, i + ORPHANS_PER_BATCH).map((c) => c.jobId),
         );
         for (const row of rows.filter((r) => !TERMINAL_JOB_STATUSES.includes(r.status))) {
-          await markWorkflowClosed(deps.knex, schemas, deps.log, row.job_id, how.get(row.job_id)!, deps.metrics);
+          await markWorkflowClosed({ ...deps, schemas }, row.job_id, how.get(row.job_id)!);
           deps.log.warn(
             { jobId: row.job_id, closedAs: how.get(row.job_id) },
             'reconciler failed a job whose workflow closed without its outcome',

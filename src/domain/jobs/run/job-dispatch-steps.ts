@@ -96,7 +96,7 @@ export function createDispatchSteps(deps: JobRunsDeps) {
      */
     async cancelled(jobId: string): Promise<{ stop?: { handler: Handler; taskArn: string; reason: string } }> {
       await loadJob(jobId);
-      await recordCancellation(knex, jobId, 'temporal', 'the workflow was cancelled in Temporal');
+      await recordCancellation(deps, jobId, 'temporal', 'the workflow was cancelled in Temporal');
       const job = await jobs.findJobWithHandlers(knex, jobId);
       if (job?.status !== 'cancelled' || !job.ecs_task_arn || !job.handlers) return {};
       const reason = `job ${jobId} cancelled by ${job.cancelled_by}${job.cancel_reason ? `: ${job.cancel_reason}` : ''}`;

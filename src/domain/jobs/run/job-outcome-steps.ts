@@ -14,7 +14,7 @@ export function createOutcomeSteps(deps: JobRunsDeps) {
 
   return {
     recordOutcome(jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
-      return recordOutcome(knex, deps.schemas, deps.log, jobId, report, deps.metrics);
+      return recordOutcome(deps, jobId, report);
     },
 
     /** The outcome, the cascade jobs it fires and the completion's answer, in one transaction (job-outcomes.ts `commitOutcome`). */
@@ -22,7 +22,7 @@ export function createOutcomeSteps(deps: JobRunsDeps) {
       const { finished, job, revision } = await commitOutcomeOf(deps, jobId, report, via);
       // After the commit: a canary job's outcome may trip its canary's guardrail (docs/progressive-delivery.md). A
       // failure here is logged, not thrown: the outcome stands, and the next canary job's outcome judges again.
-      await enforceGuardrail(knex, job, revision).catch((err: unknown) =>
+      await enforceGuardrail(deps, job, revision).catch((err: unknown) =>
         deps.log.error({ err, jobId }, 'the canary guardrail check failed'),
       );
       return finished;

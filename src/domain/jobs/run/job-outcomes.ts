@@ -8,7 +8,7 @@ import type { UserSchemaCompiler } from '../../common';
 import { markUnconfirmed } from '../../../db/unconfirmed-outcomes.repository';
 import type { CompletionReport, ReportVia } from '../../../../workflows/definitions';
 import type { ServiceMetrics } from '../../../observability/metrics';
-import { jobFinishedEvent, recordEvents, serviceStatusEvent, webhookEvents, type NewEvent } from '../../webhooks';
+import { jobFinishedEvent, serviceStatusEvent, type NewEvent, type Outbox, type OutboxEvents } from '../../webhooks';
 import { planCascades } from './cascades';
 import { planShadows, revisesJob } from '../../assignments';
 import { findAssignment } from '../../../db/rollouts.repository';
@@ -18,6 +18,15 @@ import { subscriptionStore } from '../../../db/subscriptions.repository';
 import { storableReport } from './storable-outcomes';
 import { reportedArtifacts } from '../../models';
 
+/** What recording an outcome needs: `outbox` takes the events it announces, in its transaction. */
+export interface RecordDeps {
+  knex: Knex;
+  schemas: UserSchemaCompiler;
+  log: Logger;
+  outbox: Outbox;
+  metrics?: ServiceMetrics;
+}
+
 export interface RecordedOutcome {
   status: jobs.JobStatus;
   /** The subscriptions' trigger to fire, or null when nothing fires (failures, time-outs). */
@@ -26,16 +35,9 @@ export interface RecordedOutcome {
 }
 
 /** A job whose workflow start Temporal refused for good: failed, visibly, with the reason `start_refused`. */
-export function markStartRefused(
-  knex: Knex,
-  schemas: UserSchemaCompiler,
-  log: Logger,
-  jobId: string,
-  refusal: Error,
-  metrics?: ServiceMetrics,
-): Promise<RecordedOutcome> {
+export function markStartRefused(deps: RecordDeps, jobId: string, refusal: Error): Promise<RecordedOutcome> {
   const error = { message: refusal.message, reason: 'start_refused' };
-  return recordOutcome(knex, schemas, log, jobId, { status: 'failure', error }, metrics);
+  return recordOutcome(deps, jobId, { status: 'failure', error });
 }
 
 /**
@@ -43,19 +45,12 @@ export function markStartRefused(
  * back, an operator terminated it): failed, with the reason `workflow_closed`, so its service, version and tenant's
  * held jobs move on. A job that is final already is left as it is.
  */
-export function markWorkflowClosed(
-  knex: Knex,
-  schemas: UserSchemaCompiler,
-  log: Logger,
-  jobId: string,
-  closedAs: string,
-  metrics?: ServiceMetrics,
-): Promise<RecordedOutcome> {
+export function markWorkflowClosed(deps: RecordDeps, jobId: string, closedAs: string): Promise<RecordedOutcome> {
   const error = {
     message: `the job's workflow closed (${closedAs.toLowerCase()}) without recording an outcome`,
     reason: 'workflow_closed',
   };
-  return recordOutcome(knex, schemas, log, jobId, { status: 'failure', error }, metrics);
+  return recordOutcome(deps, jobId, { status: 'failure', error });
 }
 
 /**
@@ -63,14 +58,8 @@ export function markWorkflowClosed(
  * (inference of a service), the version's status (training). `report` null means the deadline passed.
  * Idempotent: an activity retry after a commit finds the job finished and changes nothing (and counts nothing).
  */
-export async function recordOutcome(
-  knex: Knex,
-  schemas: UserSchemaCompiler,
-  log: Logger,
-  jobId: string,
-  report: CompletionReport | null,
-  metrics?: ServiceMetrics,
-): Promise<RecordedOutcome> {
+export async function recordOutcome(deps: RecordDeps, jobId: string, report: CompletionReport | null): Promise<RecordedOutcome> {
+  const { knex, metrics } = deps;
   // The last boundary before Postgres: an outcome it cannot hold fails the job, naming why, instead of the step.
   report = report && storableReport(report);
   let finished: { jobType: string; status: string; createdAt: Date } | undefined;
@@ -89,7 +78,7 @@ export async function recordOutcome(
     }
 
     finished = { jobType: job.job_type, status, createdAt: job.created_at };
-    await settleFinished(trx, { schemas, log }, { ...job, ...changed }, report);
+    await settleFinished(trx, deps, { ...job, ...changed }, report);
     return { status, triggerEvent: triggerFor(job.job_type, status), base };
   });
   // Counted after the commit, once per job: only the call that moved the job to its final state gets here.
@@ -121,7 +110,7 @@ export async function commitOutcome(
   return (await commitOutcomeOf(deps, jobId, report, via)).finished;
 }
 
-type OutcomeDeps = { knex: Knex; schemas: UserSchemaCompiler; log: Logger; maxCascadeDepth: number; metrics?: ServiceMetrics };
+type OutcomeDeps = RecordDeps & { maxCascadeDepth: number };
 
 /** `commitOutcome` with what it read on the way: the job as it was, and its assignment revision (the guardrail's input). */
 export interface CommittedOutcome {
@@ -221,7 +210,7 @@ function outcomeOf(job: jobs.JobView, report: CompletionReport | null) {
  */
 async function settleFinished(
   trx: Knex.Transaction,
-  deps: { schemas: UserSchemaCompiler; log: Logger },
+  deps: Pick<RecordDeps, 'schemas' | 'log' | 'outbox'>,
   job: jobs.JobView,
   report: CompletionReport | null,
   contracts?: models.HandlerContracts | null,
@@ -239,7 +228,7 @@ async function settleFinished(
         'job output does not match the output_schema of its handler contract',
       );
   }
-  await settleDependents(trx, job, job.status === 'success', deps.log, events);
+  await settleDependents(trx, deps.outbox(trx), job, job.status === 'success', deps.log, events);
 }
 
 /**
@@ -260,15 +249,21 @@ export function outputCheck(schemas: UserSchemaCompiler, schema: unknown, output
  * service exists) or the version (a training) moved to `failed`: the work they waited for will not arrive.
  * False when the job had already reached a final status; nothing changes then.
  */
-export async function recordCancellation(knex: Knex, jobId: string, by: string, reason: string | null): Promise<boolean> {
-  return inTransaction(knex, async (trx) => {
+export async function recordCancellation(
+  deps: { knex: Knex; outbox: Outbox },
+  jobId: string,
+  by: string,
+  reason: string | null,
+): Promise<boolean> {
+  return inTransaction(deps.knex, async (trx) => {
+    const outbox = deps.outbox(trx);
     const job = await jobs.findJob(trx, jobId);
     if (!job) throw new Error(`job ${jobId} does not exist`);
     await lockDependents(trx, job);
     if (!(await jobs.cancelJob(trx, jobId, by, reason))) return false;
     if (job.trigger === 'shadow') return true; // a shadow announces nothing and moves no service
-    await webhookEvents.jobFinished(trx, jobId); // job.cancelled
-    await settleDependents(trx, job, false);
+    await outbox.jobFinished(jobId); // job.cancelled
+    await settleDependents(trx, outbox, job, false);
     return true;
   });
 }
@@ -290,6 +285,7 @@ async function lockDependents(trx: Knex.Transaction, job: jobs.JobView): Promise
  */
 async function settleDependents(
   trx: Knex.Transaction,
+  outbox: OutboxEvents,
   job: jobs.JobView,
   succeeded: boolean,
   log?: Logger,
@@ -300,16 +296,13 @@ async function settleDependents(
     const service = await setStatusFromJob(trx, job.service_uuid, job.job_id, succeeded ? 'available' : 'failed');
     if (service) events.push(serviceStatusEvent(service, { client_id: job.client_id!, domain_id: job.domain_id! }, job.model_id));
   }
-  await recordEvents(
-    trx,
-    events.filter((e) => e !== undefined),
-  );
+  await outbox.recordAll(events.filter((e) => e !== undefined));
   if (job.job_type === 'training') {
     const version = await models.findVersion(trx, job.model_id, job.model_version);
     if (version?.status === 'training') {
       if (succeeded) await activateTrained(trx, job, log);
       else await models.setVersionStatus(trx, job.model_id, job.model_version, 'failed');
-      await webhookEvents.versionStatusChanged(trx, job.model_id, job.model_version);
+      await outbox.versionStatusChanged(job.model_id, job.model_version);
     }
   }
 }

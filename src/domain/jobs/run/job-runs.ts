@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Outbox } from '../../webhooks';
 import type { JobGateway } from '../../ports';
 import type { ServiceMetrics } from '../../../observability/metrics';
 import type { UserSchemaCompiler } from '../../common';
@@ -21,6 +22,8 @@ export interface JobRunsDeps {
   perTenantMetrics?: boolean;
   /** Opens the `http` handlers' signing secrets for the moment of signing. */
   secrets: Pick<SecretBox, 'open'>;
+  /** Where the outcomes' events (job, service, version, a guardrail's rollback) are written, with the outcome. */
+  outbox: Outbox;
 }
 
 /**

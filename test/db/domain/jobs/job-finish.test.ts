@@ -7,6 +7,8 @@ import { UserSchemaCompiler } from '../../../../src/domain/common/json-schemas';
 import { WorkflowStartRefused, type JobGateway } from '../../../../src/domain/ports/job-gateway.port';
 import { uuidv7 } from '../../../../src/ids';
 import { testSecretBox } from '../../../helpers/secret-keys';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 /**
  * The job workflow's outcome step (job-outcomes.ts `commitOutcome`) and the start of the cascade jobs it creates, run as
@@ -21,6 +23,7 @@ describe('the one-step outcome of a job', () => {
 
   const runsWith = (gateway: JobGateway) =>
     createJobRuns({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       schemas: new UserSchemaCompiler(),
       gateway,

@@ -6,6 +6,8 @@ import { createJobsService } from '../../../../src/domain/jobs/jobs.service';
 import { UserSchemaCompiler } from '../../../../src/domain/common/json-schemas';
 import { WorkflowStartRefused, type JobGateway } from '../../../../src/domain/ports/job-gateway.port';
 import { uuidv7 } from '../../../../src/ids';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 /** A committed job's workflow starts after the caller has its answer (docs/decisions.md, "Row first, then workflow"). */
 describe('the start of a committed job', () => {
@@ -17,6 +19,7 @@ describe('the start of a committed job', () => {
 
   const serviceWith = (gateway: JobGateway) =>
     createJobsService({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       gateway,
       schemas: new UserSchemaCompiler(),

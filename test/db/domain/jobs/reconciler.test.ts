@@ -9,6 +9,8 @@ import { WorkflowStartRefused, type CompletionDelivery, type JobGateway } from '
 import type { CompletionReport } from '../../../../workflows/definitions';
 import { uuidv7 } from '../../../../src/ids';
 import { ownDatabase } from '../../../helpers/own-temporal';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 /** A gateway that records what the reconciler asks of Temporal and answers completions as told. */
 function standInGateway(answer: (jobId: string) => CompletionDelivery['kind'], temporalUp = true, startFails = new Map<string, Error>()) {
@@ -77,7 +79,14 @@ describe('the reconciler', () => {
     const pending = await Promise.all(Array.from({ length: 230 }, () => job({ created_at: old })));
     const fresh = await job();
     const { gateway, launched } = standInGateway(() => 'answered');
-    const reconciler = startReconciler({ knex, gateway, log: quiet, everyMs: 3600000, redeliverEveryMs: 3600000 });
+    const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
+      knex,
+      gateway,
+      log: quiet,
+      everyMs: 3600000,
+      redeliverEveryMs: 3600000,
+    });
     try {
       await reconciler.runOnce();
     } finally {
@@ -99,7 +108,14 @@ describe('the reconciler', () => {
       [flaky, new Error('14 UNAVAILABLE: connection refused')],
     ]);
     const { gateway, launched } = standInGateway(() => 'answered', true, fails);
-    const reconciler = startReconciler({ knex, gateway, log: quiet, everyMs: 3600000, redeliverEveryMs: 3600000 });
+    const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
+      knex,
+      gateway,
+      log: quiet,
+      everyMs: 3600000,
+      redeliverEveryMs: 3600000,
+    });
     try {
       await reconciler.runOnce();
     } finally {
@@ -125,7 +141,14 @@ describe('the reconciler', () => {
     await knex('unconfirmed_outcomes').whereNot({ job_id: recent }).update({ recorded_at: old });
 
     const { gateway, completed } = standInGateway((id) => (id === closed ? 'closed' : id === unanswered ? 'unanswered' : 'answered'));
-    const reconciler = startReconciler({ knex, gateway, log: quiet, everyMs: 3600000, redeliverEveryMs: 3600000 });
+    const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
+      knex,
+      gateway,
+      log: quiet,
+      everyMs: 3600000,
+      redeliverEveryMs: 3600000,
+    });
     try {
       await reconciler.redeliverOnce();
       // The one no workflow answered waits its 10 s again before the next try, behind the others.
@@ -153,7 +176,14 @@ describe('the reconciler', () => {
     await markUnconfirmed(knex, lost);
     await knex('unconfirmed_outcomes').update({ recorded_at: new Date(Date.now() - 60000) });
     const { gateway, completed } = standInGateway(() => 'answered', false);
-    const reconciler = startReconciler({ knex, gateway, log: quiet, everyMs: 3600000, redeliverEveryMs: 3600000 });
+    const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
+      knex,
+      gateway,
+      log: quiet,
+      everyMs: 3600000,
+      redeliverEveryMs: 3600000,
+    });
     try {
       await reconciler.redeliverOnce();
     } finally {

@@ -15,6 +15,8 @@ import { workflowIdFor } from '../../../../src/domain/ports/job-gateway.port';
 import { uuidv7 } from '../../../../src/ids';
 import pino from 'pino';
 import { testSecretBox } from '../../../helpers/secret-keys';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 /** Dispatches per job id of the `count` in-process implementation. */
 const dispatches = new Map<string, number>();
@@ -100,6 +102,7 @@ describe('a job runs exactly once', () => {
     });
     const view = (await jobsRepo.findJob(h.knex, row.job_id))!;
     const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       gateway: h.gateway,
       log: pino({ level: 'silent' }),
@@ -143,6 +146,7 @@ describe('a job runs exactly once', () => {
 
     // The local activity re-run after its commit (a worker lost before its workflow task completed), then the start.
     const runsOfJobs = createJobRuns({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       schemas: new UserSchemaCompiler(),
       gateway: h.gateway,

@@ -5,6 +5,8 @@ import { Harness, uid } from '../../../helpers/harness';
 import { activeModel, tenantWithDomain, initService, eventually } from '../../../helpers/fixtures';
 import { startReconciler } from '../../../../src/domain/jobs/launch/reconciler';
 import { workflowIdFor } from '../../../../src/domain/ports/job-gateway.port';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 const SIMPLE = [{ name: 'seats', json_schema: { type: 'integer' }, mandatory: true }];
 const lambdaHandlers = (fn: string) => ({ training: { type: 'lambda', arn: fn }, inference: { type: 'lambda', arn: fn } });
@@ -88,6 +90,7 @@ describe('deadlines and recovery', () => {
       created_at: new Date(Date.now() - 120000),
     });
     const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       gateway: h.gateway,
       log: pino({ level: 'silent' }),

@@ -6,6 +6,8 @@ import { workflowIdFor } from '../../../../src/domain/ports/job-gateway.port';
 import { Harness } from '../../../helpers/harness';
 import { activeModel, ECHO_HANDLERS, eventually, initService, tenantWithDomain } from '../../../helpers/fixtures';
 import { MAX_OUTPUT_VALUES } from '../../../../src/domain/jobs/run/storable-outcomes';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 /** The bound this test holds every unstorable outcome to, from the job's start to its final state. */
 const FINAL_WITHIN_MS = 15_000;
@@ -201,6 +203,7 @@ describe('unstorable outcomes', () => {
     await h.temporal.workflow.getHandle(workflowIdFor(closed)).terminate('closed by an operator');
     const quiet = pino({ level: 'silent' });
     const reconciler = startReconciler({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       gateway: h.gateway,
       log: quiet,

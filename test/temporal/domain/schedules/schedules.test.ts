@@ -16,6 +16,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 const MANUAL = { training: { type: 'in_process', name: 'echo' }, inference: { type: 'in_process', name: 'manual' } };
 const everySecond = { intervals: [{ every_seconds: 1 }] };
@@ -188,11 +190,19 @@ describe('schedules', () => {
   function scheduleFires() {
     const schemas = new UserSchemaCompiler();
     const log = pino({ level: 'silent' });
-    const jobs = createJobsService({ knex: h.knex, gateway: h.gateway, schemas, log, completionWaitSeconds: 0 });
+    const jobs = createJobsService({
+      outbox: createOutbox(outboxStore),
+      knex: h.knex,
+      gateway: h.gateway,
+      schemas,
+      log,
+      completionWaitSeconds: 0,
+    });
     return createScheduleFires({
+      outbox: createOutbox(outboxStore),
       knex: h.knex,
       jobs,
-      services: createServicesService({ knex: h.knex, rules: new FeatureRules(schemas), jobs }),
+      services: createServicesService({ outbox: createOutbox(outboxStore), knex: h.knex, rules: new FeatureRules(schemas), jobs }),
       launch: async () => undefined,
       gateway: h.gateway,
       log,

@@ -11,6 +11,8 @@ import { webhookDispatcherFor } from '../../../../src/temporal/webhook-dispatche
 import { createAssignmentsService } from '../../../../src/domain/assignments/assignments.service';
 import { FeatureRules } from '../../../../src/domain/common/features';
 import { UserSchemaCompiler } from '../../../../src/domain/common/json-schemas';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { outboxStore } from '../../../../src/db/outbox.repository';
 
 const TENANT_A = uid('wh-a');
 const TENANT_B = uid('wh-b');
@@ -162,6 +164,7 @@ describe('outbound webhooks', () => {
     try {
       const schemas = new UserSchemaCompiler();
       const assignments = createAssignmentsService({
+        outbox: createOutbox(outboxStore),
         knex: h.knex,
         rules: new FeatureRules(schemas),
         compatibility: createCompatibility({ schemas }),

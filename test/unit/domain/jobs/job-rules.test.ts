@@ -14,6 +14,8 @@ import { deterministicUuid } from '../../../../src/ids';
 import { MemoryJobStore, MemorySubscriptionStore, jobView, subscription } from '../../../helpers/memory-stores';
 
 import { FeatureRules } from '../../../../src/domain/common/features';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { MemoryOutboxStore } from '../../../helpers/memory-stores';
 
 /**
  * The job rules against in-memory stores (test/helpers/memory-stores.ts): the completion's answer, cascade planning
@@ -167,7 +169,15 @@ describe('completing a job (jobs service on an in-memory store)', () => {
       deliveries.push(jobId);
       return delivery(jobId);
     });
-    const jobs = createJobsService({ knex, gateway, schemas, log: pino({ level: 'silent' }), completionWaitSeconds: 1, store });
+    const jobs = createJobsService({
+      outbox: createOutbox(() => new MemoryOutboxStore()),
+      knex,
+      gateway,
+      schemas,
+      log: pino({ level: 'silent' }),
+      completionWaitSeconds: 1,
+      store,
+    });
     return { store, deliveries, jobs };
   }
   const ops = machine(['complete_job']);
@@ -289,6 +299,7 @@ describe('re-run rules', () => {
     const knex = createKnex('postgres://nobody@127.0.0.1:1/none', { max: 1 });
     try {
       const jobs = createJobsService({
+        outbox: createOutbox(() => new MemoryOutboxStore()),
         knex,
         gateway: fakeGateway(async () => ({ kind: 'closed' })),
         schemas,
@@ -296,7 +307,7 @@ describe('re-run rules', () => {
         completionWaitSeconds: 1,
         store,
       });
-      const starts = createJobStarts({ knex, jobs, rules: new FeatureRules(schemas) });
+      const starts = createJobStarts({ outbox: createOutbox(() => new MemoryOutboxStore()), knex, jobs, rules: new FeatureRules(schemas) });
       await expect(starts.rerun(machine(['run_inference']), 'busy', { principal: machine([]), operation: 'rerun' })).rejects.toThrow(
         ConflictError,
       );

@@ -9,6 +9,8 @@ import { guardedCanary } from '../../../../src/domain/assignments/guardrail';
 import { revisesJob } from '../../../../src/domain/assignments/shadows';
 import type { AssignmentRow } from '../../../../src/db/assignments.repository';
 import { jobView } from '../../../helpers/memory-stores';
+import { createOutbox } from '../../../../src/domain/webhooks';
+import { MemoryOutboxStore } from '../../../helpers/memory-stores';
 
 /**
  * The rules of the one job-start path and of what the outcome step reads once, without Postgres or Temporal: Temporal's
@@ -59,6 +61,7 @@ describe('the job-start path', () => {
     const touched: string[] = [];
     const g = gateway(async () => ({ ok: false, reason: 'Temporal is unavailable: down for the test' }));
     const jobs = createJobsService({
+      outbox: createOutbox(() => new MemoryOutboxStore()),
       knex: untouchableKnex(touched),
       gateway: g,
       schemas: new UserSchemaCompiler(),
@@ -79,6 +82,7 @@ describe('the job-start path', () => {
   it('stages a job no request asked for only with a readiness that says ok (the 503 rolls its transaction back)', async () => {
     const touched: string[] = [];
     const jobs = createJobsService({
+      outbox: createOutbox(() => new MemoryOutboxStore()),
       knex: untouchableKnex(touched),
       gateway: gateway(async () => ({ ok: true })),
       schemas: new UserSchemaCompiler(),
