@@ -131,7 +131,7 @@ describe('the layer rules of eslint.config.mjs', () => {
         }
         process.stdout.write(JSON.stringify(out));
       })();`;
-    rulesOf = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '../..'), encoding: 'utf8' }));
+    rulesOf = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '../../..'), encoding: 'utf8' }));
   }, 20000);
 
   /** The layer rules' messages for `code` in a file at `file`. */
