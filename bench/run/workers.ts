@@ -28,7 +28,9 @@ export async function forkWorkers(start: WorkerStart): Promise<WorkerProcess> {
       }),
     ]);
   child.send(start);
-  await next('ready');
+  // A worker that neither polls nor exits within two minutes (a Temporal it cannot reach) ends the bench.
+  const late = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  await next('ready').finally(() => clearTimeout(late));
   return {
     pid: child.pid!,
     async statements() {

@@ -136,9 +136,11 @@ describe('the duties one worker of a deployment runs', () => {
     await eventually(async () => receiver.requests('duties').length >= 2, 30000, 'the second delivery');
     // Time for a second start or delivery to show up, if any were coming (two dispatcher passes, a reconciler pass).
     await new Promise((r) => setTimeout(r, 3000));
+    // A fire whose wait ran on the killed worker holds the schedule (overlap skip) until its activity's 30 s
+    // heartbeat timeout moves it to the survivor: the next fire can come that long after the kill, and then some.
     await eventually(
       async () => (await fires(scheduleId)).some((j) => Date.parse(j.scheduled_at) > killedAt),
-      30000,
+      60000,
       'a schedule fire after the kill',
     );
     expect((await h.api('DELETE', `/v2/inference-schedules/${scheduleId}`)).status).toBe(200);
