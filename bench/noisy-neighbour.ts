@@ -14,7 +14,8 @@ import { WITHOUT_FAIRNESS } from '../src/dev/temporal/server-tuning';
 import { jobGatewayFor } from '../src/temporal/job-gateway';
 import { connectTemporalClient } from '../src/temporal/connection';
 import { createTokenVerifier } from '../src/auth/verifier';
-import { composeApi, composeWorker, slotReleaserFor } from '../src/composition';
+import { composeApi } from '../src/composition';
+import { startBenchWorker } from './run/bench-worker';
 import { ServiceMetrics } from '../src/observability/metrics';
 import { poolStats } from '../src/db/pool-stats';
 import { httpCaller, load, percentile } from './http-load';
@@ -154,18 +155,7 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
     const http = await api.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     config.publicBaseUrl = base;
-    const worker = await composeWorker({ ...resourcesOf(workerKnex), sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
-    const run = worker.run();
-    // The releaser of held jobs, as the worker process runs it (on notifications; the sweep left to its long interval).
-    const releaser = slotReleaserFor({
-      knex: workerKnex,
-      gateway: jobGatewayFor(temporal, config),
-      log,
-      config,
-      slots: worker.slots,
-      sweepMs: 3_600_000,
-    });
-    await releaser.ready;
+    const stopWorker = await startBenchWorker(resourcesOf(workerKnex), jobGatewayFor(temporal, config));
     const admin = await sign({ client_id: 'bench', scope: 'platform/admin' });
     const model = `noisy-${name}`;
     await must(
@@ -198,10 +188,8 @@ export async function noisyNeighbour(o: NoisyOptions): Promise<void> {
       tenants: { flood, quiet },
       async stop() {
         http.closeAllConnections();
-        await releaser.stop();
         await api.close();
-        await worker.close();
-        await run;
+        await stopWorker();
         await temporal.connection.close();
         await apiKnex.destroy();
         await workerKnex.destroy();

@@ -10,17 +10,15 @@ import { createKnex, migrateLatest } from '../../src/db/knex';
 import { startDevServer } from '../../src/dev/temporal/dev-server';
 import { startTemporalServer } from '../../src/dev/temporal/server';
 import { connectTemporalClient } from '../../src/temporal/connection';
-import { createJobGateway } from '../../src/temporal/job-gateway';
 import { createTokenVerifier } from '../../src/auth/verifier';
-import { composeApi, composeWorker, slotReleaserFor } from '../../src/composition';
+import { composeApi } from '../../src/composition';
 import { ServiceMetrics } from '../../src/observability/metrics';
 import { poolStats } from '../../src/db/pool-stats';
 import { startBareWorker, startBareHttp } from '../baselines';
 import { ADMIN_URL, ONLY, POOL, TEMPORAL, WORKER_CORE } from './options';
 import { forkWorkers } from './workers';
 import { countAsNode } from '../cpu';
-import type { Resources } from '../../src/composition';
-import type { JobGateway } from '../../src/domain/ports';
+import { benchGateway, startBenchWorker } from './bench-worker';
 
 /** The named variables the bench's environment sets, passed on to the service's config. */
 function pick(env: NodeJS.ProcessEnv, ...names: string[]): Record<string, string> {
@@ -95,31 +93,16 @@ export async function startService(stack: Stack, stops: Stops) {
   const keys = createLocalJWKSet({ keys: [jwk] });
   // The service as its processes compose it (src/composition/index.ts), with the bench's key, task queue and deadline.
   const resources = { config, knex, temporal, log, metrics: new ServiceMetrics({ pool: poolStats(knex) }) };
-  const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
+  const gateway = benchGateway(temporal);
   const api = composeApi({ ...resources, gateway, verify: createTokenVerifier({ keys, issuer: 'bench' }) });
   const http = await api.listen(0, '127.0.0.1');
   stops.push(() => api.close());
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const departure = new Date(Date.now() + 86400000).toISOString();
   config.publicBaseUrl = base;
-  const workers = WORKER_CORE ? await startWorkerProcess(stack, base, stops) : await startWorkerHere(resources, gateway, stops);
+  const workers = WORKER_CORE ? await startWorkerProcess(stack, base, stops) : undefined;
+  if (!workers) stops.push(await startBenchWorker(resources, gateway));
   return { privateKey, keys, token, base, departure, workers };
-}
-
-/** The job worker in this process, with the releaser of jobs held for their tenant's fair share. */
-async function startWorkerHere(resources: Resources, gateway: JobGateway, stops: Stops) {
-  const worker = await composeWorker({ ...resources, gateway, sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
-  const workerRun = worker.run();
-  // The releaser of jobs held for their tenant's fair share (JOB_CAPACITY), as the worker process runs it: without it
-  // the jobs past the share would stay pending (the sweep left to its long interval; notifications release them).
-  const releaser = slotReleaserFor({ ...resources, gateway, slots: worker.slots, sweepMs: 3_600_000 });
-  await releaser.ready;
-  stops.push(async () => {
-    await releaser.stop();
-    await worker.close();
-    await workerRun;
-  });
-  return undefined;
 }
 
 /** `--worker-core`: the service's and the bare worker in their own process; its CPU counts as the bench's node. */

@@ -2,11 +2,10 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { connectTemporalClient } from '../../src/temporal/connection';
-import { createJobGateway } from '../../src/temporal/job-gateway';
-import { composeWorker, slotReleaserFor } from '../../src/composition';
 import { ServiceMetrics } from '../../src/observability/metrics';
 import { poolStats } from '../../src/db/pool-stats';
 import { startBareWorker } from '../baselines';
+import { benchGateway, startBenchWorker } from './bench-worker';
 
 /** What the bench sends its worker process first: where the database and Temporal are, and the service's settings. */
 export interface WorkerStart {
@@ -36,11 +35,7 @@ async function serve(start: WorkerStart) {
   knex.on('query', () => statements++);
   const temporal = await connectTemporalClient({ address: start.temporalAddress }, 'default');
   const resources = { config, knex, temporal, log, metrics: new ServiceMetrics({ pool: poolStats(knex) }) };
-  const gateway = createJobGateway({ client: temporal, taskQueue: 'bench', namespace: 'default', completionDeadlineSeconds: 600 });
-  const worker = await composeWorker({ ...resources, gateway, sdkLogLevel: 'ERROR', loops: false, serveMetrics: false });
-  const workerRun = worker.run();
-  const releaser = slotReleaserFor({ ...resources, gateway, slots: worker.slots, sweepMs: 3_600_000 });
-  await releaser.ready;
+  const stopWorker = await startBenchWorker(resources, benchGateway(temporal));
   const bare = start.bare ? await startBareWorker(start.temporalAddress, temporal) : undefined;
   process.on('message', (m: WorkerMessage) => {
     if (m.type === 'statements') process.send!({ type: 'statements', statements });
@@ -48,9 +43,7 @@ async function serve(start: WorkerStart) {
   });
   const stop = async () => {
     await bare?.stop();
-    await releaser.stop();
-    await worker.close();
-    await workerRun;
+    await stopWorker();
     await temporal.connection.close();
     await knex.destroy();
     process.exit(0);

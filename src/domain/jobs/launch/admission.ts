@@ -39,6 +39,17 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
     return decision(policy, holder, await takeToken(db, bucket, rate, burst), rate, burst);
   }
 
+  /** A tenant's job refused (429): counted by its tenant class, then thrown. */
+  function refuseJob(
+    clientId: string,
+    override: LimitsOverride | null,
+    refusal: LimitDecision,
+    needed?: { count: number; what: string },
+  ): never {
+    metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
+    throw new RateLimitedError(refusal, needed);
+  }
+
   async function tenantLimits(db: Db, clientId: string | null): Promise<{ limits: TenantLimits; override: LimitsOverride | null }> {
     const override = clientId ? ((await findClient(db, clientId))?.limits ?? null) : null;
     return { limits: effectiveLimits(defaults, override), override };
@@ -87,8 +98,7 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
       const d = decision('jobs', `tenant ${clientId}`, state, rate, burst);
       if (!d.allowed) {
         emptyUntil.set(clientId, { bucket, until: asked + ((1 - state.tokens) / rate) * 1000, refusal: d });
-        metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
-        throw new RateLimitedError(d);
+        refuseJob(clientId, override, d);
       }
       emptyUntil.delete(clientId);
       return { limits, override, decision: d };
@@ -102,14 +112,18 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
     async refuseWhileEmpty(clientId: string | undefined): Promise<void> {
       const empty = clientId === undefined ? undefined : emptyUntil.get(clientId);
       if (!clientId || !empty) return;
+      // Past the token's time the transaction decides again; before it, the limits say whether the bucket is the same.
+      if (empty.until <= Date.now()) {
+        emptyUntil.delete(clientId);
+        return;
+      }
       const { limits, override } = await tenantLimits(deps.knex, clientId);
       const left = empty.until - Date.now();
       if (left <= 0 || limits.jobs_per_second <= 0 || jobBucket(clientId, limits) !== empty.bucket) {
         emptyUntil.delete(clientId);
         return;
       }
-      metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
-      throw new RateLimitedError({ ...empty.refusal, remaining: 0, resetSeconds: Math.max(1, Math.ceil(left / 1000)) });
+      refuseJob(clientId, override, { ...empty.refusal, remaining: 0, resetSeconds: Math.max(1, Math.ceil(left / 1000)) });
     },
 
     /**
@@ -130,8 +144,7 @@ export function createAdmission(deps: { knex: Knex; defaults: LimitDefaults; met
       if (tokens >= count) return;
       const state = { allowed: false, tokens };
       const refused = { ...decision('jobs', `tenant ${clientId}`, state, rate, burst), resetSeconds: Math.ceil((count - tokens) / rate) };
-      metrics?.requestThrottled('jobs', tenantClass(clientId, override, deps.perTenantMetrics));
-      throw new RateLimitedError(refused, { count, what });
+      refuseJob(clientId, override, refused, { count, what });
     },
   };
 }
